@@ -1,0 +1,247 @@
+package objstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Commit publishes changes to domain atomically under token: either every
+// change becomes visible, in one manifest write, or none does. It fails
+// with a *FencedError when the domain has accepted a higher token; a token
+// equal to the highest is accepted.
+//
+// The new bytes are first uploaded to write-once version objects; nothing
+// reads them until the manifest names them. When a reply is lost or the
+// store answers with a 5xx, Commit reads the manifest back and reports
+// success if it holds the commit's id. It returns an error matching
+// ErrOutcomeUnknown only when that cannot be decided before ctx ends, and
+// never reports "fenced" for a commit of its own that already landed.
+func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (Commit, error) {
+	if err := validateCommit(domain, token, changes); err != nil {
+		return Commit{}, err
+	}
+	var o CommitOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ID == "" {
+		o.ID = newID()
+	} else if reason := validSuffix(o.ID); reason != "" {
+		return Commit{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
+	}
+	if o.Holder == "" {
+		o.Holder = s.opts.Holder
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+
+	c := &commit{s: s, domain: domain, token: token, id: o.ID, holder: o.Holder}
+	for _, ch := range changes {
+		if ch.Delete {
+			c.deletes = append(c.deletes, ch.Key)
+		} else {
+			c.puts = append(c.puts, ch)
+		}
+	}
+	m, etag, err := s.loadManifest(ctx, domain)
+	if err != nil {
+		return Commit{}, err
+	}
+	if m != nil {
+		if e, ok := m.hasCommit(c.id); ok {
+			return c.result(m, e, true), nil // a retry of a commit that landed
+		}
+		if m.Highest > token {
+			return Commit{}, c.fenced(m.Highest)
+		}
+	}
+	if m == nil && len(c.puts) > 0 {
+		// Create the manifest before any version exists, so that versions
+		// without a manifest always mean a lost manifest (which fails
+		// closed) and never an interrupted first commit.
+		first := &commit{s: s, domain: domain, token: token, id: newID(), holder: o.Holder}
+		if _, err := first.publish(ctx, nil, ""); err != nil {
+			return Commit{}, err
+		}
+		if m, etag, err = s.loadManifest(ctx, domain); err != nil {
+			return Commit{}, err
+		}
+		if m.Highest > token {
+			return Commit{}, c.fenced(m.Highest)
+		}
+	}
+	if err := c.upload(ctx); err != nil {
+		return Commit{}, err
+	}
+	return c.publish(ctx, m, etag)
+}
+
+// Put commits one key. size is body's exact length, or -1 when unknown.
+func (s *Store) Put(ctx context.Context, domain, key string, token uint64, body io.Reader, size int64) (Commit, error) {
+	return s.Commit(ctx, domain, token, []Change{PutReader(key, body, size)}, nil)
+}
+
+// Delete commits the removal of key from domain. Deleting a key that is
+// not live is not an error; the commit still records the token.
+func (s *Store) Delete(ctx context.Context, domain, key string, token uint64) (Commit, error) {
+	return s.Commit(ctx, domain, token, []Change{DeleteKey(key)}, nil)
+}
+
+// Fence raises domain's highest accepted token to token without writing
+// data. A new lease holder calls it before reading or writing, so that the
+// previous holder's late writes are rejected even before the new holder's
+// first write. It is a no-op when the domain's highest token already equals
+// token, and fails with a *FencedError when it is higher.
+func (s *Store) Fence(ctx context.Context, domain string, token uint64) (Commit, error) {
+	return s.Commit(ctx, domain, token, nil, nil)
+}
+
+// commit is the state of one Commit call.
+type commit struct {
+	s       *Store
+	domain  string
+	token   uint64
+	id      string
+	holder  string
+	puts    []Change
+	deletes []string
+	entries map[string]Entry // uploaded versions, by key
+}
+
+// publish writes the manifest that applies c on top of m, re-reading and
+// deciding again until the write lands, the domain is fenced, or ctx ends.
+func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
+	s := c.s
+	bo := newBackoff()
+	var (
+		ambiguous bool   // a manifest write may have landed unseen
+		ambBase   uint64 // the seq that the earliest such write was based on
+		lastErr   error
+	)
+	for {
+		if m != nil {
+			if e, ok := m.hasCommit(c.id); ok {
+				return c.result(m, e, true), nil
+			}
+			if m.Highest > c.token {
+				if ambiguous && !m.covers(ambBase) {
+					return Commit{}, c.unknown(fmt.Errorf("the manifest's log no longer reaches back to seq %d: %w", ambBase+1, lastErr))
+				}
+				return Commit{}, c.fenced(m.Highest)
+			}
+			if len(c.puts) == 0 && len(c.deletes) == 0 && m.Highest == c.token {
+				return Commit{Domain: c.domain, Token: c.token, ID: m.Last.ID, Seq: m.Seq, Highest: m.Highest, Time: m.Last.Time}, nil
+			}
+		}
+		base := m
+		if base == nil {
+			base = &Manifest{}
+		}
+		entry := LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
+		next := base.next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
+		_, err := s.putManifest(ctx, next, etag)
+		if err == nil {
+			return c.result(next, next.Last, false), nil
+		}
+		switch {
+		case errors.Is(err, ErrPreconditionFailed), errors.Is(err, ErrNotFound):
+			// Another commit landed first (or, after an ambiguous
+			// attempt, possibly our own): read again and decide.
+			s.opts.Logger.Debug("objstore: manifest changed, re-reading", "domain", c.domain, "commit", c.id)
+		case errors.Is(err, ErrConflict):
+			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
+			if werr := bo.wait(ctx); werr != nil {
+				return Commit{}, c.fail(ambiguous, lastErr, fmt.Errorf("objstore: commit %s to %q: %w (last error: %v)", c.id, c.domain, werr, err))
+			}
+		default:
+			if !ambiguous || base.Seq < ambBase {
+				ambBase = base.Seq
+			}
+			ambiguous, lastErr = true, err
+			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
+			if werr := bo.wait(ctx); werr != nil {
+				return Commit{}, c.unknown(err)
+			}
+		}
+		var rerr error
+		m, etag, rerr = s.loadManifest(ctx, c.domain)
+		if rerr != nil {
+			return Commit{}, c.fail(ambiguous, lastErr, rerr)
+		}
+	}
+}
+
+// fail returns err, or an unknown-outcome error when an earlier write may
+// have landed.
+func (c *commit) fail(ambiguous bool, lastErr, err error) error {
+	if ambiguous {
+		return c.unknown(fmt.Errorf("%v; reading back failed: %w", lastErr, err))
+	}
+	return err
+}
+
+func (c *commit) unknown(err error) error {
+	return &UnknownOutcomeError{Domain: c.domain, CommitID: c.id, Err: err}
+}
+
+func (c *commit) fenced(highest uint64) error {
+	return &FencedError{Domain: c.domain, Token: c.token, Highest: highest}
+}
+
+// result describes the commit recorded by log entry e in manifest m.
+func (c *commit) result(m *Manifest, e LogEntry, recovered bool) Commit {
+	out := Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
+	for _, ch := range c.puts {
+		if en, ok := c.entries[ch.Key]; ok {
+			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})
+		} else if v, ok := m.versionOf(ch.Key); ok && strings.HasSuffix(v.Object, "-"+c.id) {
+			out.Versions = append(out.Versions, v)
+		}
+	}
+	return out
+}
+
+func validateCommit(domain string, token uint64, changes []Change) error {
+	if err := ValidateDomain(domain); err != nil {
+		return err
+	}
+	if err := ValidateToken(token); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(changes))
+	for _, ch := range changes {
+		if err := ValidateKey(ch.Key); err != nil {
+			return err
+		}
+		if seen[ch.Key] {
+			return &InvalidError{What: "key", Value: ch.Key, Reason: "appears twice in one commit"}
+		}
+		seen[ch.Key] = true
+		switch {
+		case ch.Delete && ch.Body != nil:
+			return &InvalidError{What: "change", Value: ch.Key, Reason: "a delete has a body"}
+		case !ch.Delete && ch.Body == nil:
+			return &InvalidError{What: "change", Value: ch.Key, Reason: "a put has no body"}
+		case !ch.Delete && ch.Size < -1:
+			return &InvalidError{What: "size", Value: fmt.Sprint(ch.Size), Reason: "must be the exact length, or -1 when unknown"}
+		}
+		if !ch.Delete {
+			if vk := VersionKey(domain, ch.Key, token, "0123456789abcdef0123456789abcdef"); len(vk) > MaxKeyLen {
+				return &InvalidError{What: "key", Value: ch.Key, Reason: fmt.Sprintf("its version object key in domain %q would be %d bytes, over the limit of %d", domain, len(vk), MaxKeyLen)}
+			}
+		}
+	}
+	return nil
+}
+
+// newID returns a random 128-bit commit id in hex.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,95 @@
+package objstore
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors returned by Store. Test for them with errors.Is; the typed errors
+// below carry details and are reachable with errors.As.
+var (
+	// ErrFenced: the write carried a token below the domain's highest
+	// accepted token. Its *FencedError names both tokens.
+	ErrFenced = errors.New("objstore: fenced")
+	// ErrOutcomeUnknown: the store may or may not have applied the commit
+	// and reading it back could not tell before the deadline. It is never
+	// returned for a commit known to have failed. Retrying with the same
+	// commit id (CommitOptions.ID) is safe.
+	ErrOutcomeUnknown = errors.New("objstore: outcome unknown")
+	// ErrCorruptManifest: a manifest could not be decoded, is empty, has an
+	// unknown format version or describes another domain. Its
+	// *CorruptManifestError names the object. Nothing is ever written over
+	// a corrupt manifest.
+	ErrCorruptManifest = errors.New("objstore: corrupt manifest")
+	// ErrIntegrity: a version's bytes do not match the size or SHA-256 its
+	// manifest records.
+	ErrIntegrity = errors.New("objstore: integrity check failed")
+	// ErrInvalid: a key, domain, token or option was rejected before
+	// anything was sent. Its *InvalidError names what was wrong.
+	ErrInvalid = errors.New("objstore: invalid argument")
+	// ErrUnsafeStore: the backend does not honour conditional writes, so
+	// fencing cannot work on it.
+	ErrUnsafeStore = errors.New("objstore: store ignores conditional writes")
+)
+
+// FencedError reports a write rejected because a higher token has already
+// been accepted in its domain.
+type FencedError struct {
+	Domain  string
+	Token   uint64 // the token the rejected write carried
+	Highest uint64 // the domain's highest accepted token
+}
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("objstore: write to domain %q fenced: token %d is below the highest accepted token %d", e.Domain, e.Token, e.Highest)
+}
+
+// Is makes errors.Is(err, ErrFenced) true.
+func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+
+// CorruptManifestError names a manifest object that cannot be trusted.
+type CorruptManifestError struct {
+	Key    string // the manifest's object key
+	Reason string
+	Err    error // the decoding error, if any
+}
+
+func (e *CorruptManifestError) Error() string {
+	s := fmt.Sprintf("objstore: corrupt manifest %q: %s", e.Key, e.Reason)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *CorruptManifestError) Is(target error) bool { return target == ErrCorruptManifest }
+func (e *CorruptManifestError) Unwrap() error        { return e.Err }
+
+// InvalidError names an argument that was rejected.
+type InvalidError struct {
+	What   string // "key", "domain", "token", "option", ...
+	Value  string // the offending value, quoted in messages
+	Reason string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("objstore: invalid %s %q: %s", e.What, e.Value, e.Reason)
+}
+
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+// UnknownOutcomeError reports a commit whose outcome could not be
+// determined. Retrying with CommitOptions.ID set to CommitID is safe: the
+// commit is applied at most once.
+type UnknownOutcomeError struct {
+	Domain   string
+	CommitID string
+	Err      error // the last error seen
+}
+
+func (e *UnknownOutcomeError) Error() string {
+	return fmt.Sprintf("objstore: outcome of commit %s to domain %q unknown: %v", e.CommitID, e.Domain, e.Err)
+}
+
+func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
+func (e *UnknownOutcomeError) Unwrap() error        { return e.Err }

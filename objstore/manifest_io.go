@@ -1,0 +1,87 @@
+package objstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// errStopList stops a List walk after its first object.
+var errStopList = errors.New("stop")
+
+// loadManifest reads domain's manifest and its ETag, retrying transient
+// errors until ctx ends. A missing manifest returns (nil, "", nil) only if
+// the domain has no versions either: versions without a manifest mean the
+// manifest was lost, and treating the domain as new would let stale tokens
+// back in, so that fails closed.
+func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, string, error) {
+	key := ManifestKey(domain)
+	bo := newBackoff()
+	for {
+		m, etag, err := s.readManifestOnce(ctx, domain, key)
+		if !transient(ctx, err) {
+			return m, etag, err
+		}
+		s.opts.Logger.Debug("objstore: retrying manifest read", "domain", domain, "err", err)
+		if werr := bo.wait(ctx); werr != nil {
+			return nil, "", fmt.Errorf("objstore: read manifest %q: %w (last error: %v)", key, werr, err)
+		}
+	}
+}
+
+func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Manifest, string, error) {
+	rc, info, err := s.b.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, "", s.checkNoVersions(ctx, domain, key)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("objstore: read manifest %q: %w", key, err)
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(rc, maxManifestSize+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("objstore: read manifest %q: %w", key, err)
+	}
+	if n > maxManifestSize {
+		return nil, "", &CorruptManifestError{Key: key, Reason: fmt.Sprintf("larger than %d bytes", maxManifestSize)}
+	}
+	m, err := DecodeManifest(domain, key, buf.Bytes())
+	if err != nil {
+		return nil, "", err
+	}
+	return m, info.ETag, nil
+}
+
+// checkNoVersions fails closed when a domain has versions but no manifest.
+func (s *Store) checkNoVersions(ctx context.Context, domain, manifestKey string) error {
+	var found string
+	err := s.b.List(ctx, VersionPrefix(domain), func(o ObjectInfo) error {
+		found = o.Key
+		return errStopList
+	})
+	if err != nil && !errors.Is(err, errStopList) {
+		return fmt.Errorf("objstore: manifest %q is missing; checking for versions: %w", manifestKey, err)
+	}
+	if found != "" {
+		return &CorruptManifestError{Key: manifestKey, Reason: fmt.Sprintf("missing, but the domain has versions (for example %q); refusing to treat the domain as new. Restore the manifest, or delete everything under %q to reset the domain", found, VersionPrefix(domain))}
+	}
+	return nil
+}
+
+// putManifest writes m conditionally: If-Match etag, or If-None-Match when
+// etag is empty (the domain has no manifest yet).
+func (s *Store) putManifest(ctx context.Context, m *Manifest, etag string) (string, error) {
+	data, err := EncodeManifest(m)
+	if err != nil {
+		return "", err
+	}
+	opts := PutOptions{IfMatch: etag, IfNoneMatch: etag == "", ContentType: "application/json"}
+	info, err := s.b.Put(ctx, ManifestKey(m.Domain), bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil {
+		return "", err
+	}
+	return info.ETag, nil
+}

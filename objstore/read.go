@@ -1,0 +1,196 @@
+package objstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+)
+
+// Reads need no lease and no token: they read the manifest, then the
+// version it names, and verify size and SHA-256.
+
+// Snapshot is one manifest of a domain, pinned: every read through it sees
+// the same commit, whatever is committed meanwhile.
+type Snapshot struct {
+	s      *Store
+	domain string
+	m      *Manifest
+}
+
+// Snapshot pins domain's current manifest. It fails with an error matching
+// ErrNotFound when nothing was ever committed to the domain.
+func (s *Store) Snapshot(ctx context.Context, domain string) (*Snapshot, error) {
+	if err := ValidateDomain(domain); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	m, _, err := s.loadManifest(ctx, domain)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("objstore: domain %q has no manifest (nothing was committed to it): %w", domain, ErrNotFound)
+	}
+	return &Snapshot{s: s, domain: domain, m: m}, nil
+}
+
+// Domain returns the snapshot's domain.
+func (sn *Snapshot) Domain() string { return sn.domain }
+
+// Highest returns the domain's highest accepted token at the snapshot.
+func (sn *Snapshot) Highest() uint64 { return sn.m.Highest }
+
+// Seq returns the manifest version the snapshot pins.
+func (sn *Snapshot) Seq() uint64 { return sn.m.Seq }
+
+// List returns the live keys at the snapshot, sorted by key.
+func (sn *Snapshot) List() []Version { return sn.m.versions() }
+
+// Version returns key's version at the snapshot.
+func (sn *Snapshot) Version(key string) (Version, error) {
+	if err := ValidateKey(key); err != nil {
+		return Version{}, err
+	}
+	v, ok := sn.m.versionOf(key)
+	if !ok {
+		return Version{}, fmt.Errorf("objstore: key %q is not live in domain %q (manifest seq %d): %w", key, sn.domain, sn.m.Seq, ErrNotFound)
+	}
+	return v, nil
+}
+
+// Get opens key's bytes at the snapshot. The reader verifies size and
+// SHA-256 as it is read and fails with ErrIntegrity at the end if they
+// differ from the manifest's record.
+func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
+	v, err := sn.Version(key)
+	if err != nil {
+		return nil, err
+	}
+	rc, _, err := sn.s.b.Get(ctx, v.Object)
+	if err != nil {
+		return nil, fmt.Errorf("objstore: read %q in domain %q (version %q): %w", key, sn.domain, v.Object, err)
+	}
+	return &Reader{Version: v, rc: rc, h: sha256.New()}, nil
+}
+
+// ReadAll returns key's verified bytes at the snapshot.
+func (sn *Snapshot) ReadAll(ctx context.Context, key string) ([]byte, error) {
+	r, err := sn.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(min(r.Version.Size, 64<<20)))
+	if _, err := io.Copy(&buf, r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Get opens key's current bytes; see Snapshot.Get.
+func (s *Store) Get(ctx context.Context, domain, key string) (*Reader, error) {
+	if err := ValidateKey(key); err != nil {
+		return nil, err
+	}
+	sn, err := s.Snapshot(ctx, domain)
+	if err != nil {
+		return nil, err
+	}
+	return sn.Get(ctx, key)
+}
+
+// ReadAll returns key's current, verified bytes and version.
+func (s *Store) ReadAll(ctx context.Context, domain, key string) ([]byte, Version, error) {
+	if err := ValidateKey(key); err != nil {
+		return nil, Version{}, err
+	}
+	sn, err := s.Snapshot(ctx, domain)
+	if err != nil {
+		return nil, Version{}, err
+	}
+	v, err := sn.Version(key)
+	if err != nil {
+		return nil, Version{}, err
+	}
+	data, err := sn.ReadAll(ctx, key)
+	return data, v, err
+}
+
+// List returns domain's live keys, sorted by key.
+func (s *Store) List(ctx context.Context, domain string) ([]Version, error) {
+	sn, err := s.Snapshot(ctx, domain)
+	if err != nil {
+		return nil, err
+	}
+	return sn.List(), nil
+}
+
+// Highest returns domain's highest accepted token, or 0 when nothing was
+// ever committed to it. A corrupt manifest is an error, never 0. Pass the
+// result as the floor of a lease acquisition.
+func (s *Store) Highest(ctx context.Context, domain string) (uint64, error) {
+	m, err := s.Manifest(ctx, domain)
+	if err != nil || m == nil {
+		return 0, err
+	}
+	return m.Highest, nil
+}
+
+// Manifest returns domain's decoded manifest, or nil when the domain has
+// none, for diagnostics.
+func (s *Store) Manifest(ctx context.Context, domain string) (*Manifest, error) {
+	if err := ValidateDomain(domain); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	m, _, err := s.loadManifest(ctx, domain)
+	return m, err
+}
+
+// Reader streams one version's bytes and verifies them.
+type Reader struct {
+	Version Version
+	rc      io.ReadCloser
+	h       hash.Hash
+	n       int64
+	err     error
+}
+
+// Read reads the version's bytes. At the end it returns io.EOF only if
+// size and SHA-256 match the manifest; otherwise an error matching
+// ErrIntegrity.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.rc.Read(p)
+	r.h.Write(p[:n])
+	r.n += int64(n)
+	if r.n > r.Version.Size {
+		r.err = r.integrity(fmt.Sprintf("more than the recorded %d bytes", r.Version.Size))
+		return n, r.err
+	}
+	if err == io.EOF {
+		if r.n != r.Version.Size {
+			err = r.integrity(fmt.Sprintf("%d bytes, recorded %d", r.n, r.Version.Size))
+		} else if got := hex.EncodeToString(r.h.Sum(nil)); got != r.Version.SHA256 {
+			err = r.integrity(fmt.Sprintf("sha256 %s, recorded %s", got, r.Version.SHA256))
+		}
+		r.err = err
+	}
+	return n, err
+}
+
+func (r *Reader) integrity(what string) error {
+	return fmt.Errorf("objstore: version %q of key %q: %s: %w", r.Version.Object, r.Version.Key, what, ErrIntegrity)
+}
+
+// Close releases the underlying object reader.
+func (r *Reader) Close() error { return r.rc.Close() }

@@ -1,0 +1,117 @@
+package objstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// upload writes every put of c to its write-once version object, in
+// parallel, and records size and SHA-256 in c.entries. A failed upload
+// fails the commit with nothing published: versions are invisible until
+// the manifest names them.
+func (c *commit) upload(ctx context.Context) error {
+	c.entries = make(map[string]Entry, len(c.puts))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.s.opts.UploadParallelism)
+	for _, ch := range c.puts {
+		g.Go(func() error {
+			e, err := c.uploadOne(gctx, ch)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			c.entries[ch.Key] = e
+			mu.Unlock()
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
+	s := c.s
+	vk := VersionKey(c.domain, ch.Key, c.token, c.id)
+	start := int64(-1)
+	seeker, canRewind := ch.Body.(io.Seeker)
+	if canRewind {
+		var err error
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			canRewind = false
+		}
+	}
+	bo := newBackoff()
+	for {
+		hr := &hashingReader{r: ch.Body, h: sha256.New()}
+		_, err := s.b.Put(ctx, vk, hr, ch.Size, PutOptions{IfNoneMatch: true})
+		if err == nil {
+			if ch.Size >= 0 && hr.n != ch.Size {
+				return Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, hr.n, ch.Size)
+			}
+			return Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
+		}
+		if errors.Is(err, ErrPreconditionFailed) {
+			// The version exists: an earlier attempt of this commit (same
+			// id) uploaded it. Accept it only if it holds our bytes.
+			if _, derr := io.Copy(io.Discard, hr); derr != nil {
+				return Entry{}, fmt.Errorf("objstore: upload %q: %w", ch.Key, derr)
+			}
+			return c.adoptExisting(ctx, ch.Key, vk, hr)
+		}
+		if !transient(ctx, err) {
+			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w", ch.Key, vk, err)
+		}
+		if !canRewind {
+			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (the body cannot be rewound for a retry; nothing was published)", ch.Key, vk, err)
+		}
+		s.opts.Logger.Debug("objstore: retrying version upload", "key", vk, "err", err)
+		if werr := bo.wait(ctx); werr != nil {
+			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %v)", ch.Key, vk, werr, err)
+		}
+		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
+			return Entry{}, fmt.Errorf("objstore: upload %q: rewind for retry: %w", ch.Key, serr)
+		}
+	}
+}
+
+// adoptExisting checks that an existing version object holds exactly the
+// bytes hr has hashed.
+func (c *commit) adoptExisting(ctx context.Context, key, vk string, hr *hashingReader) (Entry, error) {
+	want := hex.EncodeToString(hr.h.Sum(nil))
+	rc, _, err := c.s.b.Get(ctx, vk)
+	if err != nil {
+		return Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); n != hr.n || got != want {
+		return Entry{}, &InvalidError{What: "commit id", Value: c.id, Reason: fmt.Sprintf("version %q already exists with other bytes; reuse a commit id only to retry the same commit", vk)}
+	}
+	return Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
+}
+
+// hashingReader hashes and counts what passes through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	h.n += int64(n)
+	return n, err
+}
