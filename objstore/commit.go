@@ -39,6 +39,9 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
+	if err := s.ensureProbed(ctx); err != nil {
+		return Commit{}, err
+	}
 
 	c := &commit{s: s, domain: domain, token: token, id: o.ID, holder: o.Holder}
 	for _, ch := range changes {

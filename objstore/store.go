@@ -16,8 +16,9 @@ import (
 // A Store is safe for concurrent use. It owns fencing, validation,
 // checksums and retries; the Backend only stores bytes.
 type Store struct {
-	b    Backend
-	opts Options
+	b     Backend
+	opts  Options
+	probe probeState
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.
@@ -40,6 +41,11 @@ type Options struct {
 	// Logger receives retries and ambiguous outcomes at debug and warn
 	// level. Default: discard.
 	Logger *slog.Logger
+	// SkipProbe turns off the capability probe that, before the first
+	// write, proves the backend honours conditional writes. Only for
+	// stores known to honour them: on one that ignores them, nothing is
+	// fenced. New logs a warning when it is set.
+	SkipProbe bool
 }
 
 // New returns a Store over b. opts may be nil.
@@ -66,6 +72,9 @@ func New(b Backend, opts *Options) *Store {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.SkipProbe {
+		o.Logger.Warn("objstore: capability probe skipped: if this store ignores conditional writes, stale writers will NOT be fenced")
 	}
 	return &Store{b: b, opts: o}
 }

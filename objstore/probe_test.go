@@ -1,0 +1,73 @@
+package objstore_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/memstore"
+)
+
+// ignoring drops some conditional headers, as some proxies do.
+type ignoring struct {
+	objstore.Backend
+	dropIfNoneMatch, dropIfMatch bool
+}
+
+func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o objstore.PutOptions) (objstore.ObjectInfo, error) {
+	if b.dropIfNoneMatch {
+		o.IfNoneMatch = false
+	}
+	if b.dropIfMatch {
+		o.IfMatch = ""
+	}
+	return b.Backend.Put(ctx, key, r, size, o)
+}
+
+func TestProbeRefusesStoreIgnoringConditions(t *testing.T) {
+	for name, b := range map[string]ignoring{
+		"IfNoneMatch": {dropIfNoneMatch: true},
+		"IfMatch":     {dropIfMatch: true},
+		"Both":        {dropIfNoneMatch: true, dropIfMatch: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mem := memstore.New()
+			b.Backend = mem
+			s := objstore.New(b, nil)
+			_, err := s.Put(context.Background(), "d", "k", 1, strings.NewReader("x"), 1)
+			if !errors.Is(err, objstore.ErrUnsafeStore) {
+				t.Fatalf("err = %v, want ErrUnsafeStore", err)
+			}
+			if keys := mem.Keys(); len(keys) != 0 {
+				t.Fatalf("refused store was written to: %v", keys)
+			}
+			// Opting out writes (and is only for stores known to be safe).
+			s = objstore.New(b, &objstore.Options{SkipProbe: true})
+			if _, err := s.Put(context.Background(), "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+				t.Fatalf("with SkipProbe: %v", err)
+			}
+		})
+	}
+}
+
+func TestProbePassesAndIsCachedPerStore(t *testing.T) {
+	mem := memstore.New()
+	s := objstore.New(mem, nil)
+	for i := range 3 {
+		if _, err := s.Put(context.Background(), "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+	// 4 probe puts once, then per commit: 1 initial fence + 1 version + 1 manifest, or 2.
+	if got := mem.Calls(memstore.OpPut); got != 4+3+2+2 {
+		t.Fatalf("%d puts, want %d (probe once, then 2 or 3 per commit)", got, 4+3+2+2)
+	}
+	for _, k := range mem.Keys() {
+		if strings.HasPrefix(k, "_fence/probe/") {
+			t.Fatalf("probe object %q left behind", k)
+		}
+	}
+}
