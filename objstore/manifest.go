@@ -117,15 +117,13 @@ func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[st
 	return n
 }
 
-// EncodeManifest returns m's canonical encoding.
+// EncodeManifest returns m's canonical encoding: compact JSON, one line.
 func EncodeManifest(m *Manifest) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(m); err != nil {
+	data, err := json.Marshal(m)
+	if err != nil {
 		return nil, fmt.Errorf("objstore: encode manifest of %q: %w", m.Domain, err)
 	}
-	return buf.Bytes(), nil
+	return append(data, '\n'), nil
 }
 
 // DecodeManifest decodes and checks the manifest stored at objectKey for

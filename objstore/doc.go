@@ -1,0 +1,28 @@
+// Package objstore makes writes to S3-compatible object storage safe
+// against stale lease holders.
+//
+// Every write carries a fencing token for an ownership domain. The
+// domain's manifest object records the highest token accepted; a commit
+// uploads its bytes to new write-once version objects, then publishes them
+// with one conditional write (If-Match) of the manifest, which also checks
+// the token. A holder that paused past its lease and writes with an old
+// token gets a *FencedError, and nothing it sent becomes visible.
+//
+// A Store is concrete and owns all of this: validation, fencing,
+// checksums, retries and ambiguity resolution. It sits on a narrow Backend
+// interface (get, head, conditional put, delete, list) that backends
+// implement: memstore (in memory, with fault hooks, for tests), filestore
+// (a local directory, the embedded default), s3store (aws-sdk-go-v2) and
+// miniostore (minio-go). The conformance suites in objstoretest run
+// against every backend.
+//
+// # Errors
+//
+// Test errors with errors.Is: ErrFenced (*FencedError names both tokens),
+// ErrNotFound, ErrOutcomeUnknown (*UnknownOutcomeError carries the commit
+// id to retry with), ErrCorruptManifest (*CorruptManifestError names the
+// object), ErrIntegrity, ErrInvalid (*InvalidError names the argument) and
+// ErrUnsafeStore (the backend ignores conditional writes).
+//
+// The manifest format and object layout are described in docs/manifest.md.
+package objstore
