@@ -51,9 +51,15 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 			c.puts = append(c.puts, ch)
 		}
 	}
-	m, etag, err := s.loadManifest(ctx, domain)
+	m, etag, err := s.cachedManifest(ctx, domain)
 	if err != nil {
 		return Commit{}, err
+	}
+	if m != nil && opts != nil && opts.ID != "" {
+		// A retry of an earlier commit: decide on the current manifest.
+		if m, etag, err = s.loadManifest(ctx, domain); err != nil {
+			return Commit{}, err
+		}
 	}
 	if m != nil {
 		if e, ok := m.hasCommit(c.id); ok {

@@ -11,6 +11,15 @@ import (
 // errStopList stops a List walk after its first object.
 var errStopList = errors.New("stop")
 
+// cachedManifest returns the manifest this Store last saw for domain, or
+// reads it when there is none.
+func (s *Store) cachedManifest(ctx context.Context, domain string) (*Manifest, string, error) {
+	if m, etag, ok := s.cache.get(domain); ok {
+		return m, etag, nil
+	}
+	return s.loadManifest(ctx, domain)
+}
+
 // loadManifest reads domain's manifest and its ETag, retrying transient
 // errors until ctx ends. A missing manifest returns (nil, "", nil) only if
 // the domain has no versions either: versions without a manifest mean the
@@ -22,6 +31,11 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 	for {
 		m, etag, err := s.readManifestOnce(ctx, domain, key)
 		if !transient(ctx, err) {
+			if err != nil || m == nil {
+				s.cache.drop(domain)
+			} else {
+				s.cache.put(domain, m, etag)
+			}
 			return m, etag, err
 		}
 		s.opts.Logger.Debug("objstore: retrying manifest read", "domain", domain, "err", err)
@@ -83,5 +97,6 @@ func (s *Store) putManifest(ctx context.Context, m *Manifest, etag string) (stri
 	if err != nil {
 		return "", err
 	}
+	s.cache.put(m.Domain, m, info.ETag)
 	return info.ETag, nil
 }

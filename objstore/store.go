@@ -19,6 +19,7 @@ type Store struct {
 	b     Backend
 	opts  Options
 	probe probeState
+	cache manifestCache
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

@@ -1,6 +1,9 @@
 package objstore_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
@@ -10,4 +13,40 @@ import (
 
 func TestStoreConformanceMemory(t *testing.T) {
 	objstoretest.RunStore(t, func(t *testing.T) objstore.Backend { return memstore.New() })
+}
+
+// TestCommitRoundTrips: once a Store has seen a domain's manifest, a commit
+// costs two round trips, the version upload and the manifest write; a
+// manifest changed by another writer costs one read more, not an error.
+func TestCommitRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	a := objstore.New(mem, nil)
+	b := objstore.New(mem, nil)
+	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a1"), 2); err != nil {
+		t.Fatal(err)
+	}
+	gets, puts := mem.Calls(memstore.OpGet), mem.Calls(memstore.OpPut)
+	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a2"), 2); err != nil {
+		t.Fatal(err)
+	}
+	if g, p := mem.Calls(memstore.OpGet)-gets, mem.Calls(memstore.OpPut)-puts; g != 0 || p != 2 {
+		t.Fatalf("warm commit made %d gets and %d puts, want 0 and 2", g, p)
+	}
+	if _, err := b.Put(ctx, "d", "k", 2, strings.NewReader("b"), 1); err != nil {
+		t.Fatal(err)
+	}
+	// a's cached manifest is stale: its write fails with 412, it re-reads
+	// and finds itself fenced.
+	_, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a3"), 2)
+	if !errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("stale cached manifest: err = %v, want fenced", err)
+	}
+	if _, err := a.Put(ctx, "d", "k", 2, strings.NewReader("a4"), 2); err != nil {
+		t.Fatalf("equal token after refresh: %v", err)
+	}
+	got, _, err := b.ReadAll(ctx, "d", "k")
+	if err != nil || string(got) != "a4" {
+		t.Fatalf("read = %q, %v", got, err)
+	}
 }

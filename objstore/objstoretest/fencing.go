@@ -393,11 +393,20 @@ func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	if err := f.Backend.Delete(tctx(t), objstore.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Put(tctx(t), "d", "k", 41, strings.NewReader("stale"), -1)
-	if !errors.Is(err, objstore.ErrCorruptManifest) {
-		t.Fatalf("commit after the manifest was lost: err = %v, want fail closed", err)
+	// A store that saw the manifest, and a fresh one that did not, both
+	// refuse to treat the domain as new.
+	fresh := objstore.New(f.Backend, nil)
+	for name, st := range map[string]*objstore.Store{"same store": s, "fresh store": fresh} {
+		_, err := st.Put(tctx(t), "d", "k", 43, strings.NewReader("after loss"), -1)
+		if !errors.Is(err, objstore.ErrCorruptManifest) {
+			t.Fatalf("%s: commit after the manifest was lost: err = %v, want fail closed", name, err)
+		}
 	}
-	if _, err := s.Highest(tctx(t), "d"); !errors.Is(err, objstore.ErrCorruptManifest) {
+	_, err := fresh.Put(tctx(t), "d", "k", 41, strings.NewReader("stale"), -1)
+	if !errors.Is(err, objstore.ErrCorruptManifest) {
+		t.Fatalf("stale commit after the manifest was lost: err = %v, want fail closed", err)
+	}
+	if _, err := fresh.Highest(tctx(t), "d"); !errors.Is(err, objstore.ErrCorruptManifest) {
 		t.Fatalf("highest after the manifest was lost: err = %v, want fail closed (never 0)", err)
 	}
 }
