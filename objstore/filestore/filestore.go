@@ -1,0 +1,415 @@
+package filestore
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+// Backend is an objstore.Backend over a local directory. It is safe for
+// concurrent use, also by other processes that open the same directory.
+type Backend struct {
+	root    string // absolute
+	locks   string // root/.fence-locks
+	tmp     string // root/.fence-tmp
+	stripes [256]chan struct{}
+}
+
+var _ objstore.Backend = (*Backend)(nil)
+
+// Open returns a backend that stores objects under dir, creating dir if it
+// does not exist.
+func Open(dir string) (*Backend, error) {
+	if !supported {
+		return nil, fmt.Errorf("filestore: open %s: no flock on %s, so writes cannot be made atomic across processes: %w", dir, runtime.GOOS, errors.ErrUnsupported)
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("filestore: open %s: %w", dir, err)
+	}
+	b := &Backend{root: root, locks: filepath.Join(root, lockDir), tmp: filepath.Join(root, tmpDir)}
+	for _, d := range []string{b.locks, b.tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("filestore: open %s: %w", dir, err)
+		}
+	}
+	for i := range b.stripes {
+		b.stripes[i] = make(chan struct{}, 1)
+	}
+	return b, nil
+}
+
+// Dir returns the backend's directory, as an absolute path.
+func (b *Backend) Dir() string { return b.root }
+
+// Close does nothing: the backend holds no open files between calls.
+func (b *Backend) Close() error { return nil }
+
+// notFound reports a missing object, keeping the OS error in the chain.
+func notFound(op, key string, err error) error {
+	return fmt.Errorf("filestore: %s %q: %w (%w)", op, key, objstore.ErrNotFound, err)
+}
+
+func isNotExist(err error) bool {
+	// ENOTDIR cannot arise from our own layout, but treat a path through a
+	// stray file as missing rather than as an I/O failure.
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// open opens the file of key and reads its header, leaving the file
+// positioned at the start of the content.
+func (b *Backend) open(op, key string) (*os.File, objstore.ObjectInfo, error) {
+	path, _, err := b.objectPath(key)
+	if err != nil {
+		return nil, objstore.ObjectInfo{}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, objstore.ObjectInfo{}, notFound(op, key, err)
+		}
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
+	}
+	info, err := fileInfo(f, path, key)
+	if err != nil {
+		f.Close()
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
+	}
+	return f, info, nil
+}
+
+// fileInfo reads the header of the object file f, at path, holding key.
+func fileInfo(f *os.File, path, key string) (objstore.ObjectInfo, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return objstore.ObjectInfo{}, err // *fs.PathError names the file
+	}
+	if !st.Mode().IsRegular() {
+		return objstore.ObjectInfo{}, fmt.Errorf("%s: bad object file: not a regular file", path)
+	}
+	etag, err := readHeader(f, path)
+	if err != nil {
+		return objstore.ObjectInfo{}, err
+	}
+	return objstore.ObjectInfo{Key: key, Size: st.Size() - int64(headerLen), ETag: etag, Modified: st.ModTime()}, nil
+}
+
+// content is the reader Get returns: the object file past its header.
+// Hiding the *os.File keeps callers from seeking back into the header.
+type content struct{ f *os.File }
+
+func (c content) Read(p []byte) (int, error) { return c.f.Read(p) }
+func (c content) Close() error               { return c.f.Close() }
+
+// Get opens the object's content. Because a Put replaces the file by
+// rename, the reader sees one whole version even if the object is
+// overwritten or deleted while it is read.
+func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, err)
+	}
+	f, info, err := b.open("get", key)
+	if err != nil {
+		return nil, objstore.ObjectInfo{}, err
+	}
+	return content{f}, info, nil
+}
+
+// Head returns the object's metadata.
+func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return objstore.ObjectInfo{}, fmt.Errorf("filestore: head %q: %w", key, err)
+	}
+	f, info, err := b.open("head", key)
+	if err != nil {
+		return objstore.ObjectInfo{}, err
+	}
+	f.Close()
+	return info, nil
+}
+
+// Put streams body to a temporary file, then, holding key's lock, checks
+// opts' precondition and renames the file into place.
+func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+	path, dir, err := b.objectPath(key)
+	if err != nil {
+		return objstore.ObjectInfo{}, err
+	}
+	fail := func(err error) (objstore.ObjectInfo, error) {
+		return objstore.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, err)
+	}
+	if opts.IfMatch != "" && opts.IfNoneMatch {
+		return objstore.ObjectInfo{}, &objstore.InvalidError{What: "option", Value: "IfMatch and IfNoneMatch", Reason: "mutually exclusive"}
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	tmp, info, err := b.writeTemp(ctx, body, size)
+	if err != nil {
+		return fail(err)
+	}
+	info.Key = key
+	renamed := false
+	defer func() {
+		if !renamed {
+			os.Remove(tmp)
+		}
+	}()
+
+	unlock, err := b.lock(ctx, key)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if err := b.check(path, opts); err != nil {
+		return fail(err)
+	}
+	if err := b.rename(tmp, path, dir); err != nil {
+		return fail(err)
+	}
+	renamed = true
+	return info, nil
+}
+
+// writeTemp writes a complete object file (header and body) to a new
+// file in the temporary directory and syncs it. It returns the file's
+// path and the object's metadata, without its key.
+func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ string, _ objstore.ObjectInfo, err error) {
+	f, err := b.createTemp()
+	if err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err := f.Write(make([]byte, headerLen)); err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	r := io.Reader(ctxReader{ctx, body})
+	if size >= 0 {
+		// Read at most one byte too many: enough to tell that the body is
+		// longer than size without reading all of it.
+		r = io.LimitReader(r, size+1)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
+	if err != nil {
+		return "", objstore.ObjectInfo{}, fmt.Errorf("reading body: %w", err)
+	}
+	if size >= 0 && n != size {
+		if n > size {
+			return "", objstore.ObjectInfo{}, fmt.Errorf("body is longer than size %d", size)
+		}
+		return "", objstore.ObjectInfo{}, fmt.Errorf("body has %d bytes, size says %d", n, size)
+	}
+	sum := h.Sum(nil)
+	if _, err := f.WriteAt(formatHeader(sum), 0); err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	if err := f.Sync(); err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	if err := f.Close(); err != nil {
+		return "", objstore.ObjectInfo{}, err
+	}
+	return f.Name(), objstore.ObjectInfo{Size: n, ETag: hex.EncodeToString(sum), Modified: st.ModTime()}, nil
+}
+
+// createTemp creates a new file in the temporary directory, recreating
+// the directory if someone removed it.
+func (b *Backend) createTemp() (*os.File, error) {
+	var r [12]byte
+	rand.Read(r[:])
+	name := filepath.Join(b.tmp, "put-"+hex.EncodeToString(r[:]))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(b.tmp, 0o755); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	}
+	return f, err
+}
+
+// ctxReader fails reads once ctx is done, so a cancelled Put stops
+// streaming.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// check tests opts' precondition against the file at path. The caller
+// holds the key's lock.
+func (b *Backend) check(path string, opts objstore.PutOptions) error {
+	switch {
+	case opts.IfNoneMatch:
+		_, err := os.Lstat(path)
+		switch {
+		case err == nil:
+			return fmt.Errorf("object exists (If-None-Match): %w", objstore.ErrPreconditionFailed)
+		case isNotExist(err):
+			return nil
+		default:
+			return err
+		}
+	case opts.IfMatch != "":
+		f, err := os.Open(path)
+		if isNotExist(err) {
+			return fmt.Errorf("If-Match on a missing object: %w", objstore.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		etag, err := readHeader(f, path)
+		if err != nil {
+			return err
+		}
+		if etag != opts.IfMatch {
+			return fmt.Errorf("etag is %s, If-Match wants %s: %w", etag, opts.IfMatch, objstore.ErrPreconditionFailed)
+		}
+	}
+	return nil
+}
+
+// maxRenameAttempts bounds the retries of a rename whose target
+// directory a concurrent Delete keeps removing.
+const maxRenameAttempts = 100
+
+// rename moves the finished temporary file tmp to path, creating the
+// directories on the way, and syncs every directory it changed.
+func (b *Backend) rename(tmp, path, dir string) error {
+	var created []string
+	for attempt := 0; ; attempt++ {
+		err := os.Rename(tmp, path)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || attempt == maxRenameAttempts {
+			return err
+		}
+		if _, err := os.Lstat(tmp); err != nil {
+			return fmt.Errorf("temporary file vanished before rename: %w", err)
+		}
+		// A concurrent Delete may remove the directories again before
+		// the rename; then the loop runs again.
+		c, err := b.mkdirs(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		created = append(created, c...)
+	}
+	// Sync the object's directory and the parent of every directory we
+	// created, so the new entries survive a crash.
+	syncs := []string{dir}
+	for _, d := range slices.Backward(created) {
+		if p := filepath.Dir(d); !slices.Contains(syncs, p) {
+			syncs = append(syncs, p)
+		}
+	}
+	for _, d := range syncs {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// The object is in place but may not survive a crash.
+			return fmt.Errorf("syncing %s after rename: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// mkdirs creates dir and its missing parents below the root, and returns
+// those it created, shallowest first.
+func (b *Backend) mkdirs(dir string) ([]string, error) {
+	rel, err := filepath.Rel(b.root, dir)
+	if err != nil || rel == "." {
+		return nil, err
+	}
+	var created []string
+	cur := b.root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		err := os.Mkdir(cur, 0o755)
+		switch {
+		case err == nil:
+			created = append(created, cur)
+		case errors.Is(err, fs.ErrExist):
+		default:
+			return created, err
+		}
+	}
+	return created, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Delete removes the object, then its directories that became empty.
+func (b *Backend) Delete(ctx context.Context, key string) error {
+	path, dir, err := b.objectPath(key)
+	if err != nil {
+		return err
+	}
+	unlock, err := b.lock(ctx, key)
+	if err != nil {
+		return fmt.Errorf("filestore: delete %q: %w", key, err)
+	}
+	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("filestore: delete %q: %w", key, err)
+	}
+	if err := os.Remove(path); err != nil {
+		if isNotExist(err) {
+			return nil
+		}
+		return fmt.Errorf("filestore: delete %q: %w", key, err)
+	}
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("filestore: delete %q: syncing %s: %w", key, dir, err)
+	}
+	// Best effort: Remove fails on a directory that is not empty, so this
+	// stops at the first directory still in use.
+	for d := dir; d != b.root && len(d) > len(b.root); d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+	}
+	return nil
+}
