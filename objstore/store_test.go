@@ -8,12 +8,8 @@ import (
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
-	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
-func TestStoreConformanceMemory(t *testing.T) {
-	objstoretest.RunStore(t, func(t *testing.T) objstore.Backend { return memstore.New() })
-}
 
 // TestCommitRoundTrips: once a Store has seen a domain's manifest, a commit
 // costs two round trips, the version upload and the manifest write; a

@@ -8,12 +8,14 @@ import (
 	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
-func TestConformance(t *testing.T) {
-	objstoretest.RunBackend(t, func(t *testing.T) objstore.Backend {
-		b, err := filestore.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	})
+func newBackend(t *testing.T) objstore.Backend {
+	b, err := filestore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
+
+func TestConformance(t *testing.T) { objstoretest.RunBackend(t, newBackend) }
+
+func TestStoreConformance(t *testing.T) { objstoretest.RunStore(t, newBackend) }

@@ -8,6 +8,8 @@ import (
 	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
-func TestConformance(t *testing.T) {
-	objstoretest.RunBackend(t, func(*testing.T) objstore.Backend { return memstore.New() })
-}
+func newBackend(*testing.T) objstore.Backend { return memstore.New() }
+
+func TestConformance(t *testing.T) { objstoretest.RunBackend(t, newBackend) }
+
+func TestStoreConformance(t *testing.T) { objstoretest.RunStore(t, newBackend) }
