@@ -1,0 +1,125 @@
+package coord_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/coordtest"
+	"github.com/fencedstore/fence/objstore"
+)
+
+func TestAcquireDefaults(t *testing.T) {
+	clk := coordtest.NewFakeClock(coordtest.FakeStart)
+	m := newMemCoord(clk)
+	l, err := coord.Acquire(testCtx(t), m, domain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Holder != coord.DefaultHolder() || !strings.Contains(l.Holder, "/") {
+		t.Fatalf("default holder %q; want %q (<hostname>/<pid>)", l.Holder, coord.DefaultHolder())
+	}
+	if want := clk.Now().Add(coord.DefaultTTL); !l.Expires.Equal(want) {
+		t.Fatalf("default expiry %s; want now+%s", l.Expires, coord.DefaultTTL)
+	}
+}
+
+func TestAcquireValidates(t *testing.T) {
+	m := newMemCoord(coord.SystemClock{})
+	for _, tc := range []struct {
+		domain string
+		opts   coord.AcquireOptions
+		want   string // in the message
+	}{
+		{"a//b", coord.AcquireOptions{}, `invalid domain "a//b": contains an empty path segment`},
+		{"x/_fence", coord.AcquireOptions{}, `invalid domain "x/_fence"`},
+		{domain, coord.AcquireOptions{Holder: "a\nb"}, `invalid holder "a\nb": contains control character U+000A`},
+		{domain, coord.AcquireOptions{Holder: strings.Repeat("h", 257)}, "257 bytes, over the limit of 256"},
+		{domain, coord.AcquireOptions{TTL: 99 * time.Millisecond}, `invalid ttl "99ms": must be between 100ms and 24h0m0s`},
+		{domain, coord.AcquireOptions{TTL: -time.Second}, `invalid ttl "-1s"`},
+		{domain, coord.AcquireOptions{Floor: objstore.MaxToken}, `invalid floor "9223372036854775807"`},
+	} {
+		_, err := coord.Acquire(testCtx(t), m, tc.domain, &tc.opts)
+		if !errors.Is(err, coord.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Acquire(%q, %+v) = %v; want ErrInvalid containing %q", tc.domain, tc.opts, err, tc.want)
+		}
+	}
+	_, err := coord.Acquire(testCtx(t), m, "/abs", nil)
+	var ie *coord.InvalidError
+	if !errors.Is(err, objstore.ErrInvalid) || !errors.As(err, &ie) || ie.What != "domain" || ie.Value != "/abs" {
+		t.Fatalf("Acquire(/abs) = %#v; want an *InvalidError for the domain matching objstore.ErrInvalid", err)
+	}
+	if st, _ := m.State(testCtx(t), domain); st.Token != 0 {
+		t.Fatalf("an invalid request reached the coordinator: %+v", st)
+	}
+}
+
+func TestAcquireNoWait(t *testing.T) {
+	m := newMemCoord(coord.SystemClock{})
+	a, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "B"})
+	var he *coord.HeldError
+	if !errors.As(err, &he) || he.Holder != "A" || he.Token != a.Token || !he.Expires.Equal(a.Expires) {
+		t.Fatalf("Acquire while held = %v; want a HeldError naming A", err)
+	}
+}
+
+// TestAcquireWaitsForExpiry checks that a waiter polls just after the
+// holder's expiry rather than on a fixed period.
+func TestAcquireWaitsForExpiry(t *testing.T) {
+	m := newMemCoord(coord.SystemClock{})
+	a, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A", TTL: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "B", TTL: time.Second, Wait: true})
+	got := time.Now()
+	if err != nil {
+		t.Fatalf("Acquire with Wait: %v", err)
+	}
+	if b.Token <= a.Token || got.Before(a.Expires) {
+		t.Fatalf("waiter got %+v at %s; want a higher token than %d, after %s", b, got, a.Token, a.Expires)
+	}
+	if late := got.Sub(a.Expires); late > 250*time.Millisecond {
+		t.Fatalf("waiter acquired %s after the expiry; want promptly", late)
+	}
+}
+
+func TestAcquireWaitHonoursContext(t *testing.T) {
+	m := newMemCoord(coord.SystemClock{})
+	if _, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := coord.Acquire(ctx, m, domain, &coord.AcquireOptions{Holder: "B", Wait: true})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, coord.ErrLeaseHeld) {
+		t.Fatalf("Acquire past its deadline = %v; want DeadlineExceeded and the last HeldError", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Acquire returned %s after a 150ms deadline", d)
+	}
+}
+
+// errCoord fails every TryAcquire.
+type errCoord struct{ memCoord }
+
+var errDown = errors.New("coordinator down")
+
+func (*errCoord) TryAcquire(context.Context, coord.Request) (coord.Lease, error) {
+	return coord.Lease{}, errDown
+}
+
+func TestAcquireWaitReturnsOtherErrors(t *testing.T) {
+	_, err := coord.Acquire(testCtx(t), &errCoord{}, domain, &coord.AcquireOptions{Wait: true})
+	if !errors.Is(err, errDown) {
+		t.Fatalf("Acquire = %v; want the coordinator's error at once", err)
+	}
+}

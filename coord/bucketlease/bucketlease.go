@@ -1,0 +1,282 @@
+package bucketlease
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// DefaultDeadline bounds one call, retries included, when its context has
+// no deadline.
+const DefaultDeadline = 30 * time.Second
+
+// Options tunes a Coordinator. nil or zero fields mean defaults.
+type Options struct {
+	// Clock judges expiry and stamps it. Default coord.SystemClock. All
+	// holders of a domain should have clocks that agree within a small
+	// fraction of the lease TTL.
+	Clock coord.Clock
+}
+
+// Coordinator is a coord.Coordinator that keeps each domain's lease record
+// as an object in an objstore.Backend and changes it only with conditional
+// writes. It is safe for concurrent use, also by many processes sharing
+// the backend.
+type Coordinator struct {
+	b     objstore.Backend
+	clock coord.Clock
+}
+
+var _ coord.Coordinator = (*Coordinator)(nil)
+
+// New returns a Coordinator over b. opts may be nil. The Coordinator does
+// not close b.
+func New(b objstore.Backend, opts *Options) *Coordinator {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Clock == nil {
+		o.Clock = coord.SystemClock{}
+	}
+	return &Coordinator{b: b, clock: o.Clock}
+}
+
+// Backend returns the backend the coordinator writes to.
+func (c *Coordinator) Backend() objstore.Backend { return c.b }
+
+// TryAcquire makes one acquisition: it fails with a *coord.HeldError when
+// another holder's lease is live, and otherwise writes a new token,
+// max(counter, req.Floor)+1, with req.Holder and an expiry of now+TTL.
+// Lost races and conflicts are retried until ctx ends; so is a write whose
+// outcome was ambiguous, until reading the record back tells whether it
+// landed.
+func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
+	if err := coord.ValidateRequest(req); err != nil {
+		return coord.Lease{}, err
+	}
+	r, err := c.update(ctx, "acquire", req.Domain, func(cur record, now time.Time) (record, error) {
+		if cur.Holder != "" && cur.Holder != req.Holder && now.Before(cur.Expires) {
+			return record{}, &coord.HeldError{Domain: req.Domain, Holder: cur.Holder, Token: cur.Token, Expires: cur.Expires}
+		}
+		base := max(cur.Token, req.Floor)
+		if base >= objstore.MaxToken {
+			return record{}, fmt.Errorf("bucketlease: acquire %q: token %d is the maximum; no higher token can be issued", req.Domain, base)
+		}
+		return record{Token: base + 1, Holder: req.Holder, Expires: stamp(now, req.TTL)}, nil
+	})
+	if err != nil {
+		return coord.Lease{}, err
+	}
+	return coord.Lease{Domain: req.Domain, Holder: r.Holder, Token: r.Token, Expires: r.Expires}, nil
+}
+
+// Renew extends l to now+ttl if l's holder still holds it with l's token
+// and it has not expired; otherwise it fails with coord.ErrLeaseLost,
+// saying who holds the lease now.
+func (c *Coordinator) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
+	if err := coord.ValidateLease(l); err != nil {
+		return coord.Lease{}, err
+	}
+	if err := coord.ValidateTTL(ttl); err != nil {
+		return coord.Lease{}, err
+	}
+	r, err := c.update(ctx, "renew", l.Domain, func(cur record, now time.Time) (record, error) {
+		if err := owns(cur, l); err != nil {
+			return record{}, err
+		}
+		if !now.Before(cur.Expires) {
+			return record{}, lost(l, fmt.Sprintf("it expired at %s", formatTime(cur.Expires)))
+		}
+		cur.Expires = stamp(now, ttl)
+		return cur, nil
+	})
+	if err != nil {
+		return coord.Lease{}, err
+	}
+	l.Expires = r.Expires
+	return l, nil
+}
+
+// Release clears l's holder and keeps the counter, so the next token is
+// higher. A lease that expired but was not taken over is released too;
+// one that was taken over or already released fails with
+// coord.ErrLeaseLost.
+func (c *Coordinator) Release(ctx context.Context, l coord.Lease) error {
+	if err := coord.ValidateLease(l); err != nil {
+		return err
+	}
+	_, err := c.update(ctx, "release", l.Domain, func(cur record, _ time.Time) (record, error) {
+		if err := owns(cur, l); err != nil {
+			return record{}, err
+		}
+		cur.Holder, cur.Expires = "", time.Time{}
+		return cur, nil
+	})
+	return err
+}
+
+// State reads domain's lease record. A domain without one has a zero
+// Token.
+func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, error) {
+	if err := coord.ValidateDomain(domain); err != nil {
+		return coord.State{}, err
+	}
+	ctx, cancel := withDeadline(ctx)
+	defer cancel()
+	r, _, err := c.read(ctx, domain, objstore.SystemKey(domain, RecordName))
+	if err != nil {
+		return coord.State{}, err
+	}
+	return coord.State{Domain: domain, Holder: r.Holder, Token: r.Token, Expires: r.Expires}, nil
+}
+
+// decideFunc returns the record to write in place of cur (the zero record
+// when there is none), or an error that ends the update.
+type decideFunc func(cur record, now time.Time) (record, error)
+
+// update is the read-decide-write loop behind every change: read the
+// record and its ETag, decide, write with If-Match (If-None-Match when
+// there is no record). A lost race (412, or 404 on If-Match) re-reads and
+// decides again; a conflict (409) backs off first. Any other write error
+// may hide a write that landed: the loop re-reads, and the write counts
+// as done if the record carries this update's attempt id.
+func (c *Coordinator) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
+	ctx, cancel := withDeadline(ctx)
+	defer cancel()
+	key := objstore.SystemKey(domain, RecordName)
+	attempt := rand.Text()
+	var (
+		bo        backoff.Backoff
+		ambiguous error // the last write error that may hide a success
+	)
+	fail := func(err error) (record, error) {
+		if ambiguous != nil {
+			return record{}, fmt.Errorf("bucketlease: %s %q: outcome unknown: a write to %q may have landed (%w), and reading it back failed: %w", op, domain, key, ambiguous, err)
+		}
+		return record{}, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(fmt.Errorf("bucketlease: %s %q: %w", op, domain, err))
+		}
+		cur, etag, err := c.read(ctx, domain, key)
+		if err != nil {
+			return fail(err)
+		}
+		if etag != "" && cur.Attempt == attempt {
+			return cur, nil // our ambiguous write landed
+		}
+		next, err := decide(cur, c.clock.Now())
+		if err != nil {
+			return record{}, err
+		}
+		next.Domain, next.Attempt = domain, attempt
+		data, err := encodeRecord(next)
+		if err != nil {
+			return record{}, err
+		}
+		opts := objstore.PutOptions{IfMatch: etag, IfNoneMatch: etag == "", ContentType: "application/json"}
+		_, err = c.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
+		switch {
+		case err == nil:
+			return next, nil
+		case errors.Is(err, objstore.ErrPreconditionFailed), errors.Is(err, objstore.ErrNotFound) && etag != "":
+			// Someone else wrote (or deleted) the record: decide again.
+		case errors.Is(err, objstore.ErrConflict):
+			if werr := bo.Wait(ctx); werr != nil {
+				return fail(fmt.Errorf("bucketlease: %s %q: %w after write conflicts: %w", op, domain, werr, err))
+			}
+		case errors.Is(err, objstore.ErrNotFound):
+			return record{}, fmt.Errorf("bucketlease: %s %q: write %q: %w", op, domain, key, err)
+		default:
+			ambiguous = err
+			if werr := bo.Wait(ctx); werr != nil {
+				return fail(werr)
+			}
+		}
+	}
+}
+
+// read returns domain's record and its ETag, or the zero record and ""
+// when there is none. Transient errors are retried until ctx ends.
+func (c *Coordinator) read(ctx context.Context, domain, key string) (record, string, error) {
+	var bo backoff.Backoff
+	for {
+		r, etag, err := c.readOnce(ctx, domain, key)
+		if err == nil || errors.Is(err, coord.ErrCorruptRecord) || ctx.Err() != nil {
+			return r, etag, err
+		}
+		if werr := bo.Wait(ctx); werr != nil {
+			return record{}, "", fmt.Errorf("bucketlease: read %q: %w (last error: %w)", key, werr, err)
+		}
+	}
+}
+
+func (c *Coordinator) readOnce(ctx context.Context, domain, key string) (record, string, error) {
+	rc, info, err := c.b.Get(ctx, key)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return record{}, "", nil
+	}
+	if err != nil {
+		return record{}, "", fmt.Errorf("bucketlease: read %q: %w", key, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxRecordSize+1))
+	if err != nil {
+		return record{}, "", fmt.Errorf("bucketlease: read %q: %w", key, err)
+	}
+	if len(data) > maxRecordSize {
+		return record{}, "", &coord.CorruptRecordError{Key: key, Reason: fmt.Sprintf("larger than %d bytes", maxRecordSize)}
+	}
+	r, err := decodeRecord(domain, key, data)
+	if err != nil {
+		return record{}, "", err
+	}
+	if info.ETag == "" {
+		// Without an ETag the next write could not be conditional.
+		return record{}, "", fmt.Errorf("bucketlease: read %q: the backend returned no ETag, so the record cannot be updated safely", key)
+	}
+	return r, info.ETag, nil
+}
+
+// owns fails with coord.ErrLeaseLost unless cur is l's holder with l's
+// token.
+func owns(cur record, l coord.Lease) error {
+	switch {
+	case cur.Holder == l.Holder && cur.Token == l.Token:
+		return nil
+	case cur.Token == 0:
+		return lost(l, "the domain has no lease record")
+	case cur.Holder == "":
+		return lost(l, fmt.Sprintf("it was released (last token %d)", cur.Token))
+	default:
+		return lost(l, fmt.Sprintf("it is held by %q with token %d until %s", cur.Holder, cur.Token, formatTime(cur.Expires)))
+	}
+}
+
+func lost(l coord.Lease, detail string) error {
+	return fmt.Errorf("bucketlease: lease on %q (holder %q, token %d): %w: %s", l.Domain, l.Holder, l.Token, coord.ErrLeaseLost, detail)
+}
+
+// stamp returns now+ttl as it reads back from a record: UTC, no monotonic
+// reading.
+func stamp(now time.Time, ttl time.Duration) time.Time { return now.Add(ttl).Round(0).UTC() }
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// withDeadline applies DefaultDeadline when ctx has none.
+func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, DefaultDeadline)
+}

@@ -1,0 +1,37 @@
+package bucketlease_test
+
+import (
+	"testing"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/coordtest"
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/filestore"
+	"github.com/fencedstore/fence/objstore/memstore"
+)
+
+// wipe deletes a domain's lease record, as a destructive reset would.
+func wipe(t *testing.T, c coord.Coordinator, domain string) {
+	b := c.(*bucketlease.Coordinator).Backend()
+	if err := b.Delete(t.Context(), objstore.SystemKey(domain, bucketlease.RecordName)); err != nil {
+		t.Fatalf("wipe %q: %v", domain, err)
+	}
+}
+
+func TestConformanceMemstore(t *testing.T) {
+	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Coordinator {
+		return bucketlease.New(memstore.New(), &bucketlease.Options{Clock: clk})
+	}, &coordtest.Options{Wipe: wipe})
+}
+
+func TestConformanceFilestore(t *testing.T) {
+	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Coordinator {
+		b, err := filestore.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return bucketlease.New(b, &bucketlease.Options{Clock: clk})
+	}, &coordtest.Options{Wipe: wipe})
+}

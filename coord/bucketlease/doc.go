@@ -1,0 +1,41 @@
+// Package bucketlease is a coord.Coordinator that keeps each domain's
+// lease record as an object in the bucket itself, updated only by
+// conditional writes. It needs nothing but an objstore.Backend that honours
+// If-Match and If-None-Match, which makes it the embedded default and the
+// choice for MinIO without DynamoDB.
+//
+// # Record
+//
+// The record of domain d is the object objstore.SystemKey(d, "lease.json"):
+//
+//	{"format":"fence.lease/v1","domain":"reports/monthly","token":42,
+//	 "holder":"host-1/4711","expires":"2026-01-01T00:00:10.5Z","attempt":"..."}
+//
+// token is the domain's counter, the last token issued; it only grows.
+// holder "" (with expires "") means released. attempt is a random id
+// unique to each write: it lets a writer whose reply was lost recognise
+// its own write, and makes every write's content (and so its ETag)
+// different. Never delete a record to reset a domain: that resets the
+// counter. If it happens, acquire with a Floor (the store's highest token)
+// so the counter resumes above it.
+//
+// # Writes
+//
+// Every change reads the record and its ETag and writes the next record
+// with If-Match (If-None-Match when there is none). A lost race (412, or
+// 404 on If-Match) re-reads and decides again; a 409 conflict backs off
+// with jitter first. Any other write error may hide a write that landed:
+// the coordinator reads the record back and counts the write as done if
+// it carries the write's attempt id. When that cannot be settled before
+// the deadline the error says "outcome unknown": an acquisition may then
+// have landed, and its lease simply expires. All retries of a call share
+// its context's deadline, DefaultDeadline when it has none.
+//
+// # Corrupt records
+//
+// A record that is empty, not JSON, of an unknown format, of another
+// domain, with unknown fields, or with a holder but token 0, fails every
+// call with an error matching coord.ErrCorruptRecord that names the
+// object. Nothing is ever written over it; an operator must repair or
+// remove it (and then acquire with a Floor).
+package bucketlease

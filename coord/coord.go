@@ -1,0 +1,69 @@
+package coord
+
+import (
+	"context"
+	"time"
+)
+
+// Lease is one holder's time-limited right to write a domain. Token is the
+// fencing token: greater than every token issued before in the same domain,
+// public so that callers can log it, pass it on and attach it to writes.
+type Lease struct {
+	Domain  string
+	Holder  string
+	Token   uint64
+	Expires time.Time // by the coordinator's clock; assume bounded skew
+}
+
+// State is what a coordinator records for one domain.
+type State struct {
+	Domain  string
+	Holder  string    // empty when nobody holds the lease
+	Token   uint64    // the last token issued (0: never acquired)
+	Expires time.Time // the holder's expiry; zero when released
+}
+
+// Held reports whether a live holder exists at now.
+func (s State) Held(now time.Time) bool { return s.Holder != "" && now.Before(s.Expires) }
+
+// Request asks for one acquisition attempt.
+type Request struct {
+	Domain string
+	Holder string
+	TTL    time.Duration
+	// Floor makes the new token greater than Floor as well as greater than
+	// every token the coordinator issued before. Pass the store's highest
+	// token so that a wiped coordinator resumes above it.
+	Floor uint64
+}
+
+// Coordinator issues leases and fencing tokens. Implementations serialize
+// acquisitions per domain and never issue a token twice in a domain, across
+// release, expiry, restart and deletion of their records (with a Floor).
+// A lease is live while its holder is set and the coordinator's clock is
+// before its Expires; at Expires it is over.
+//
+// Use Acquire for validated, optionally waiting acquisition and NewSession to
+// keep a lease alive; the interface is what backends implement, and
+// coordtest.Run is the suite every implementation passes. Implementations
+// check requests with ValidateRequest, since TryAcquire may be called
+// directly.
+type Coordinator interface {
+	// TryAcquire makes one attempt. It fails with a *HeldError when another
+	// holder's lease is live. A request from the lease's current holder
+	// takes it over with a new token. The returned Expires is exactly what
+	// the coordinator recorded.
+	TryAcquire(ctx context.Context, req Request) (Lease, error)
+	// Renew extends a live lease to now+ttl, keeping its token. It fails
+	// with ErrLeaseLost when the lease expired, was released or was taken
+	// over.
+	Renew(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
+	// Release ends the lease and keeps the token counter. Releasing a lease
+	// that is no longer held (taken over, or already released) fails with
+	// ErrLeaseLost; releasing one that expired but was not taken over
+	// succeeds.
+	Release(ctx context.Context, l Lease) error
+	// State reads the domain's current record with a consistent read. A
+	// domain never acquired has a zero Token.
+	State(ctx context.Context, domain string) (State, error)
+}

@@ -1,0 +1,38 @@
+// Package coord issues leases and fencing tokens.
+//
+// A Coordinator serializes acquisitions of a domain's lease and issues
+// each a token greater than every token issued before in that domain,
+// across release, expiry, restart and (given a Floor) the loss of its
+// records. The token is public: attach (domain, token) to every protected
+// write, and let the store reject writes whose token is below the highest
+// it has accepted (objstore.Store does). Checking the lease before a write
+// is not enough, because the holder can pause between the check and the
+// write.
+//
+// Acquire validates a request and makes one attempt, or waits for the
+// lease with AcquireOptions.Wait. NewSession keeps a lease alive in the
+// background and cancels its Ctx before the lease can expire, so the
+// holder stops starting new work; fencing covers what was already under
+// way.
+//
+// Implementations: coord/bucketlease keeps the lease record as an object
+// in the bucket itself. coord/coordtest is the conformance suite every
+// implementation passes.
+//
+// # Timing
+//
+// Expiry is judged by the coordinator's clock (a Clock), so holders need
+// clocks that agree within a small fraction of the TTL. Safety never
+// depends on it: a holder whose clock lies can only lose liveness, because
+// the store rejects its stale writes. The defaults follow the reference:
+// a 10s lease (DefaultTTL), renewed every third of it, given up a tenth
+// of it before expiry.
+//
+// # Errors
+//
+// Test with errors.Is: ErrLeaseHeld (*HeldError names the holder, its
+// token and expiry), ErrLeaseLost (the holder must stop writing),
+// ErrReleased, ErrInvalid (*InvalidError names the value; an invalid
+// domain matches objstore.ErrInvalid too) and ErrCorruptRecord
+// (*CorruptRecordError names the record; nothing is written over it).
+package coord

@@ -1,0 +1,78 @@
+package coord
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors. Test for them with errors.Is; the typed errors below carry
+// details and are reachable with errors.As.
+var (
+	// ErrLeaseHeld: another holder has a live lease. The *HeldError names it.
+	ErrLeaseHeld = errors.New("coord: lease held by another holder")
+	// ErrLeaseLost: the lease expired, was released, or another holder took
+	// it; its holder must stop writing.
+	ErrLeaseLost = errors.New("coord: lease lost")
+	// ErrReleased: the session was ended by Session.Release.
+	ErrReleased = errors.New("coord: lease released")
+	// ErrInvalid: a domain, holder, TTL or option was rejected. Its
+	// *InvalidError names the value.
+	ErrInvalid = errors.New("coord: invalid argument")
+	// ErrCorruptRecord: a lease record cannot be decoded; nothing is
+	// written over it. Its *CorruptRecordError names the record.
+	ErrCorruptRecord = errors.New("coord: corrupt lease record")
+)
+
+// HeldError names the holder of a live lease.
+type HeldError struct {
+	Domain  string
+	Holder  string
+	Token   uint64
+	Expires time.Time
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("coord: lease on %q held by %q (token %d) until %s", e.Domain, e.Holder, e.Token, e.Expires.UTC().Format(time.RFC3339Nano))
+}
+
+// Is makes errors.Is(err, ErrLeaseHeld) true.
+func (e *HeldError) Is(target error) bool { return target == ErrLeaseHeld }
+
+// InvalidError names an argument that was rejected before anything was
+// sent. For a domain, Err is the objstore error, so the error matches
+// objstore.ErrInvalid as well as ErrInvalid.
+type InvalidError struct {
+	What   string // "domain", "holder", "ttl", "floor", "option", "lease"
+	Value  string // the offending value, quoted in messages
+	Reason string
+	Err    error // the underlying validation error, if any
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("coord: invalid %s %q: %s", e.What, e.Value, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+func (e *InvalidError) Unwrap() error        { return e.Err }
+
+// CorruptRecordError names a lease record that cannot be trusted. Key
+// identifies it in its store (an object key, a table item).
+type CorruptRecordError struct {
+	Key    string
+	Reason string
+	Err    error // the decoding error, if any
+}
+
+func (e *CorruptRecordError) Error() string {
+	s := fmt.Sprintf("coord: corrupt lease record %q: %s", e.Key, e.Reason)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrCorruptRecord) true.
+func (e *CorruptRecordError) Is(target error) bool { return target == ErrCorruptRecord }
+func (e *CorruptRecordError) Unwrap() error        { return e.Err }
