@@ -1,0 +1,181 @@
+package dynamocoord
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// TryAcquire makes one acquisition: it fails with a *coord.HeldError when
+// another holder's lease is live, and otherwise sets the token to
+// max(counter, req.Floor)+1, the holder to req.Holder and the expiry to
+// now+TTL, in one conditional UpdateItem.
+//
+// An update cannot compute a maximum, so the update is written for one
+// side of the floor, with a condition that the counter is on that side:
+// first "counter >= floor: counter+1"; when that fails, a consistent read
+// tells why: a live holder (the *coord.HeldError names it), or a counter
+// below the floor, and then "counter <= floor: floor+1" is tried. Races
+// lost this way are retried until ctx ends. So is an update whose outcome
+// was ambiguous (no reply, a 5xx): every update carries a random attempt
+// id, and a read that finds it in the item proves that the update
+// applied.
+func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
+	if err := coord.ValidateRequest(req); err != nil {
+		return coord.Lease{}, err
+	}
+	ctx, cancel := withDeadline(ctx)
+	defer cancel()
+	attempt := rand.Text()
+	var (
+		bo     backoff.Backoff
+		raise  bool  // the counter is below the floor: write Floor+1
+		unsure error // the last update error that may hide an update that applied
+	)
+	fail := func(err error) (coord.Lease, error) {
+		if unsure != nil {
+			return coord.Lease{}, fmt.Errorf("dynamocoord: acquire %q: outcome unknown: an update may have applied (%w), and reading the item back did not tell: %w", req.Domain, unsure, err)
+		}
+		return coord.Lease{}, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(fmt.Errorf("dynamocoord: acquire %q: %w", req.Domain, err))
+		}
+		out, err := c.api.UpdateItem(ctx, c.acquireInput(req, attempt, c.clock.Now(), raise))
+		if err == nil {
+			return c.acquired(req, attempt, out.Attributes)
+		}
+		switch classify(err) {
+		case conditionFailed:
+		case retryable:
+			if werr := bo.Wait(ctx); werr != nil {
+				return fail(fmt.Errorf("dynamocoord: acquire %q: %w while throttled: %w", req.Domain, werr, err))
+			}
+			continue
+		case final:
+			if isValidation(err) {
+				// A corrupt item (a token that is not a number) fails
+				// the update expression; say so if that is why.
+				if _, rerr := c.get(ctx, req.Domain); errors.Is(rerr, coord.ErrCorruptRecord) {
+					return fail(rerr)
+				}
+			}
+			return fail(tableError("acquire", req.Domain, c.table, err))
+		default:
+			unsure = err
+		}
+
+		it, err := c.get(ctx, req.Domain)
+		if err != nil {
+			if errors.Is(err, coord.ErrCorruptRecord) || classify(err) == final {
+				return fail(err)
+			}
+			if werr := bo.Wait(ctx); werr != nil {
+				return fail(fmt.Errorf("dynamocoord: acquire %q: %w (last error: %w)", req.Domain, werr, err))
+			}
+			continue
+		}
+		if it.Attempt == attempt && it.Holder == req.Holder {
+			return it.lease(req.Domain), nil // an update whose reply was lost applied
+		}
+		if now := c.clock.Now(); it.held(now) && it.Holder != req.Holder {
+			return coord.Lease{}, &coord.HeldError{Domain: req.Domain, Holder: it.Holder, Token: it.Token, Expires: it.Expires}
+		}
+		if base := max(it.Token, req.Floor); base >= objstore.MaxToken {
+			return fail(fmt.Errorf("dynamocoord: acquire %q: token %d is the maximum; no higher token can be issued", req.Domain, base))
+		}
+		// The lease is free (or ours) now. Retry at once if the update
+		// was written for the wrong side of the floor; otherwise we lost
+		// a race, or the reply: back off first.
+		wasRaise := raise
+		raise = it.Token < req.Floor
+		if raise == wasRaise || unsure != nil {
+			if werr := bo.Wait(ctx); werr != nil {
+				return fail(fmt.Errorf("dynamocoord: acquire %q: %w", req.Domain, werr))
+			}
+		}
+	}
+}
+
+// acquireInput is the UpdateItem of one acquisition attempt at now. With
+// raise the counter must be at most the floor and becomes Floor+1;
+// otherwise it must be at least the floor (and below the maximum token)
+// and goes up by one. Either way there must be no live holder but
+// req.Holder.
+func (c *Coordinator) acquireInput(req coord.Request, attempt string, now time.Time, raise bool) *dynamodb.UpdateItemInput {
+	vals := map[string]types.AttributeValue{
+		":me":      str(req.Holder),
+		":empty":   str(""),
+		":S":       str("S"),
+		":now":     millis(now),
+		":exp":     millis(stamp(now, req.TTL)),
+		":attempt": str(attempt),
+		":zero":    num(0),
+	}
+	// The type checks keep the update off items it would misread (a
+	// holder that is not a string, a negative or non-numeric counter):
+	// the read after the failed condition reports them as corrupt.
+	free := "(attribute_not_exists(#holder) OR #holder = :empty OR #expires <= :now OR #holder = :me) AND " +
+		"(attribute_not_exists(#holder) OR attribute_type(#holder, :S))"
+	var set, counter string
+	if raise {
+		set = "SET #token = :next"
+		vals[":next"] = num(req.Floor + 1) // ValidateRequest: Floor < MaxToken
+		vals[":floor"] = num(req.Floor)
+		counter = "(attribute_not_exists(#token) OR (#token >= :zero AND #token <= :floor))"
+	} else {
+		set = "SET #token = if_not_exists(#token, :zero) + :one"
+		vals[":one"], vals[":max"] = num(1), num(objstore.MaxToken)
+		if req.Floor == 0 {
+			counter = "(attribute_not_exists(#token) OR (#token >= :zero AND #token < :max))"
+		} else {
+			vals[":floor"] = num(req.Floor)
+			counter = "(#token >= :floor AND #token < :max)"
+		}
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(c.table),
+		Key:                       key(req.Domain),
+		UpdateExpression:          aws.String(set + ", #holder = :me, #expires = :exp, #attempt = :attempt"),
+		ConditionExpression:       aws.String(free + " AND " + counter),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: vals,
+		ReturnValues:              types.ReturnValueAllNew,
+	}
+}
+
+// acquired turns the item an acquisition wrote into its lease.
+func (c *Coordinator) acquired(req coord.Request, attempt string, av map[string]types.AttributeValue) (coord.Lease, error) {
+	it, err := decodeItem(c.table, req.Domain, av)
+	if err != nil {
+		return coord.Lease{}, err
+	}
+	if it.Attempt != attempt || it.Holder != req.Holder || it.Token <= req.Floor {
+		return coord.Lease{}, fmt.Errorf("dynamocoord: acquire %q: the update succeeded but returned an item that is not ours (holder %q, token %d): does the endpoint honour ReturnValues ALL_NEW?", req.Domain, it.Holder, it.Token)
+	}
+	return it.lease(req.Domain), nil
+}
+
+// get reads domain's item with a consistent read.
+func (c *Coordinator) get(ctx context.Context, domain string) (item, error) {
+	out, err := c.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(c.table),
+		Key:            key(domain),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return item{}, tableError("read", domain, c.table, err)
+	}
+	return decodeItem(c.table, domain, out.Item)
+}
