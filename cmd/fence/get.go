@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) getCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "get DOMAIN KEY [-o FILE]",
+		Short: "Read KEY's current bytes from DOMAIN",
+		Long: `get writes KEY's current bytes in DOMAIN to standard output, or to FILE
+with -o. Reads need no lease. Size and SHA-256 are verified against the
+manifest; with -o, FILE is only created once they match.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain, key := args[0], args[1]
+			store, _, closeAll, err := a.open(cmd, false)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			r, err := store.Get(cmd.Context(), domain, key)
+			if isNotFound(err) {
+				return &exitErr{code: exitError, err: fmt.Errorf("get: not found: no key %q in domain %q", key, domain)}
+			}
+			if err != nil {
+				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
+			}
+			defer r.Close()
+			if out == "" || out == "-" {
+				if _, err := io.Copy(a.stdout, r); err != nil {
+					return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
+				}
+				return nil
+			}
+			if err := writeFileAtomic(out, r); err != nil {
+				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of standard output")
+	return cmd
+}
+
+// writeFileAtomic copies r to a temporary file beside name and renames it
+// to name only when r was read to its end without error, so that a failed
+// integrity check leaves no partial file.
+func writeFileAtomic(name string, r io.Reader) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".fence-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}

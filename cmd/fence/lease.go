@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/objstore"
+)
+
+func (a *app) leaseCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lease",
+		Short: "Acquire and release leases that carry fencing tokens",
+		Args:  cobra.NoArgs,
+		RunE:  helpOnly,
+	}
+	cmd.AddCommand(a.leaseAcquireCmd(), a.leaseReleaseCmd())
+	return cmd
+}
+
+func (a *app) leaseAcquireCmd() *cobra.Command {
+	var (
+		ttl     time.Duration
+		holder  string
+		noFence bool
+		wait    bool
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "acquire DOMAIN",
+		Short: "Take DOMAIN's lease and print its fencing token",
+		Long: `acquire takes DOMAIN's lease for --holder and prints the new fencing token
+on stdout (with --json: domain, holder, token and expiry).
+
+The token is above every token issued before in DOMAIN and above the
+store's highest accepted token for DOMAIN (passed as the floor). Unless
+--no-fence, the domain is then fenced at the store with the new token, so
+the previous holder's late writes are rejected from now on, even before
+this holder writes.
+
+Exits 4 when another holder's lease is live (with --wait, when it is still
+live after --timeout). The lease is not renewed: it ends after --ttl unless
+released earlier.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain := args[0]
+			if holder == "" {
+				holder = defaultHolder()
+			}
+			store, c, closeAll, err := a.open(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			// --timeout bounds reading the floor and acquiring; once the
+			// lease is ours, fencing runs to completion.
+			ctx := cmd.Context()
+			actx, cancel := ctx, context.CancelFunc(func() {})
+			if timeout > 0 {
+				actx, cancel = context.WithTimeout(ctx, timeout)
+			}
+			defer cancel()
+			floor, err := store.Highest(actx, domain)
+			if err != nil {
+				return fail(fmt.Errorf("lease acquire %q: read the store's highest token: %w", domain, err))
+			}
+			l, err := coord.Acquire(actx, c, domain, &coord.AcquireOptions{Holder: holder, TTL: ttl, Floor: floor, Wait: wait})
+			if err != nil {
+				return a.acquireFailed(ctx, c, domain, timeout, err)
+			}
+			if !noFence {
+				if _, err := store.Fence(ctx, domain, l.Token); err != nil {
+					// The token is useless if the store cannot be fenced
+					// with it; give the lease back.
+					rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+					_ = c.Release(rctx, l)
+					rcancel()
+					return fail(fmt.Errorf("lease acquire %q: fence the store at token %d (lease released): %w", domain, l.Token, err))
+				}
+			}
+			if a.json {
+				return a.printJSON(struct {
+					Domain  string    `json:"domain"`
+					Holder  string    `json:"holder"`
+					Token   uint64    `json:"token"`
+					Expires time.Time `json:"expires"`
+				}{l.Domain, l.Holder, l.Token, l.Expires.UTC()})
+			}
+			fmt.Fprintln(a.stdout, l.Token)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&ttl, "ttl", coord.DefaultTTL, "lease duration")
+	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>)")
+	f.BoolVar(&noFence, "no-fence", false, "do not fence the domain at the store with the new token")
+	f.BoolVar(&wait, "wait", false, "wait for another holder's lease to end instead of exiting 4")
+	f.DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
+	return cmd
+}
+
+// acquireFailed turns a failed acquisition into the CLI's error: exit 4
+// naming the holder and its expiry when the lease is held.
+func (a *app) acquireFailed(ctx context.Context, c coord.Coordinator, domain string, timeout time.Duration, err error) error {
+	var he *coord.HeldError
+	errors.As(err, &he)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// --timeout ran out while waiting: say who still holds it.
+		if st, serr := c.State(ctx, domain); serr == nil && st.Holder != "" {
+			he = &coord.HeldError{Domain: domain, Holder: st.Holder, Token: st.Token, Expires: st.Expires}
+		}
+		if he != nil {
+			return &exitErr{code: exitHeld, err: fmt.Errorf("lease on %q still held by %q (token %d) until %s after waiting %s",
+				domain, he.Holder, he.Token, expiry(he.Expires), timeout)}
+		}
+		return fail(fmt.Errorf("lease acquire %q: gave up after %s: %w", domain, timeout, err))
+	}
+	if he != nil && ctx.Err() == nil {
+		return &exitErr{code: exitHeld, err: fmt.Errorf("lease on %q is held by %q (token %d) until %s; pass --wait to wait for it",
+			domain, he.Holder, he.Token, expiry(he.Expires))}
+	}
+	if ctx.Err() != nil {
+		return &exitErr{code: exitError, err: fmt.Errorf("lease acquire %q: %w", domain, err)}
+	}
+	return fail(fmt.Errorf("lease acquire %q: %w", domain, err))
+}
+
+// expiry formats a lease's expiry for messages, with the time left by
+// this machine's clock when it has not passed.
+func expiry(t time.Time) string {
+	s := t.UTC().Format(time.RFC3339Nano)
+	if left := time.Until(t); left > 0 {
+		s += fmt.Sprintf(" (in %s)", left.Round(time.Millisecond))
+	}
+	return s
+}
+
+func (a *app) leaseReleaseCmd() *cobra.Command {
+	var holder string
+	cmd := &cobra.Command{
+		Use:   "release DOMAIN --token N",
+		Short: "End a lease early, keeping the token counter",
+		Long: `release ends the lease on DOMAIN that --holder holds with token N (from
+--token, or FENCE_TOKEN when the flag is absent). The next acquisition
+gets a higher token. Releasing a lease that expired, was released or was
+taken over fails with exit 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain := args[0]
+			if holder == "" {
+				holder = defaultHolder()
+			}
+			token, err := a.token(cmd)
+			if err != nil {
+				return err
+			}
+			_, c, closeAll, err := a.open(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			err = c.Release(cmd.Context(), coord.Lease{Domain: domain, Holder: holder, Token: token})
+			if errors.Is(err, coord.ErrLeaseLost) {
+				return fail(fmt.Errorf("lease release %q: %q does not hold the lease with token %d (it expired, was released or was taken over): %w", domain, holder, token, err))
+			}
+			if err != nil {
+				return fail(fmt.Errorf("lease release %q: %w", domain, err))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.String("token", "", "the lease's fencing token `N` (env "+envToken+")")
+	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>)")
+	return cmd
+}
+
+// fenced formats a rejected write's error (exit 3), naming both tokens.
+func fenced(op string, err error) error {
+	var fe *objstore.FencedError
+	if errors.As(err, &fe) {
+		return &exitErr{code: exitFenced, err: fmt.Errorf("%s rejected: token %d is fenced: the domain %q has accepted token %d; acquire a new lease", op, fe.Token, fe.Domain, fe.Highest)}
+	}
+	return fail(fmt.Errorf("%s: %w", op, err))
+}
