@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencedstore/fence"
 	"strings"
 	"time"
 
@@ -216,18 +217,7 @@ func StaleHolder(ctx context.Context, store *objstore.Store, c coord.Coordinator
 // domain at the store with the new token: the takeover sequence every
 // holder should follow.
 func takeOver(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain, holder string, ttl time.Duration, clock coord.Clock) (coord.Lease, error) {
-	floor, err := store.Highest(ctx, domain)
-	if err != nil {
-		return coord.Lease{}, err
-	}
-	l, err := coord.Acquire(ctx, c, domain, &coord.AcquireOptions{Holder: holder, TTL: ttl, Floor: floor, Wait: true, Clock: clock})
-	if err != nil {
-		return coord.Lease{}, err
-	}
-	if _, err := store.Fence(ctx, domain, l.Token); err != nil {
-		return l, fmt.Errorf("fence %q at token %d: %w", domain, l.Token, err)
-	}
-	return l, nil
+	return fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: true, Clock: clock})
 }
 
 func withDefaults(opts *StaleHolderOptions) StaleHolderOptions {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fencedstore/fence"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -57,31 +58,17 @@ released earlier.`,
 				return err
 			}
 			defer closeAll()
-			// --timeout bounds reading the floor and acquiring; once the
-			// lease is ours, fencing runs to completion.
+			// --timeout bounds the whole takeover: reading the floor,
+			// acquiring and fencing.
 			ctx := cmd.Context()
 			actx, cancel := ctx, context.CancelFunc(func() {})
 			if timeout > 0 {
 				actx, cancel = context.WithTimeout(ctx, timeout)
 			}
 			defer cancel()
-			floor, err := store.Highest(actx, domain)
-			if err != nil {
-				return fail(fmt.Errorf("lease acquire %q: read the store's highest token: %w", domain, err))
-			}
-			l, err := coord.Acquire(actx, c, domain, &coord.AcquireOptions{Holder: holder, TTL: ttl, Floor: floor, Wait: wait})
+			l, err := fence.Acquire(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
 			if err != nil {
 				return a.acquireFailed(ctx, c, domain, timeout, err)
-			}
-			if !noFence {
-				if _, err := store.Fence(ctx, domain, l.Token); err != nil {
-					// The token is useless if the store cannot be fenced
-					// with it; give the lease back.
-					rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-					_ = c.Release(rctx, l)
-					rcancel()
-					return fail(fmt.Errorf("lease acquire %q: fence the store at token %d (lease released): %w", domain, l.Token, err))
-				}
 			}
 			if a.json {
 				return a.printJSON(struct {

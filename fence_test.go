@@ -1,0 +1,82 @@
+package fence_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencedstore/fence"
+	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/memstore"
+)
+
+// A coordinator whose records were wiped still issues a token above the
+// store's highest, and the takeover fences the old holder at once.
+func TestAcquireResumesAboveStoreAndFences(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.New(memstore.New(), nil)
+	if _, err := store.Put(ctx, "d", "k", 41, strings.NewReader("A"), 1); err != nil {
+		t.Fatal(err)
+	}
+	wiped := bucketlease.New(memstore.New(), nil) // knows nothing of token 41
+	l, err := fence.Acquire(ctx, store, wiped, "d", &fence.AcquireOptions{Holder: "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Token != 42 {
+		t.Fatalf("token %d, want 42 (the store's highest + 1)", l.Token)
+	}
+	if h, _ := store.Highest(ctx, "d"); h != 42 {
+		t.Fatalf("store highest %d after takeover, want 42", h)
+	}
+	if _, err := store.Put(ctx, "d", "k", 41, strings.NewReader("late A"), -1); !errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("old holder after takeover: %v, want fenced", err)
+	}
+}
+
+func TestAcquireNoFence(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.New(memstore.New(), nil)
+	store.Put(ctx, "d", "k", 5, strings.NewReader("A"), 1)
+	l, err := fence.Acquire(ctx, store, bucketlease.New(memstore.New(), nil), "d", &fence.AcquireOptions{NoFence: true})
+	if err != nil || l.Token != 6 {
+		t.Fatalf("lease %+v, %v", l, err)
+	}
+	if h, _ := store.Highest(ctx, "d"); h != 5 {
+		t.Fatalf("NoFence raised the store to %d", h)
+	}
+}
+
+// When the store cannot be fenced, the lease is given back.
+func TestAcquireReleasesWhenFencingFails(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	store := objstore.New(mem, nil)
+	c := bucketlease.New(memstore.New(), nil)
+	store.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
+	mem.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
+		if call.Op == memstore.OpPut && call.Key == objstore.ManifestKey("d") {
+			return memstore.Fault{Err: &memstore.HTTPError{Status: 503, Code: "SlowDown"}}
+		}
+		return memstore.Fault{}
+	})
+	tctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	_, err := fence.Acquire(tctx, store, c, "d", &fence.AcquireOptions{Holder: "C"})
+	if !errors.Is(err, objstore.ErrOutcomeUnknown) {
+		t.Fatalf("acquire while the store refuses the fence: %v, want the fence's unknown outcome", err)
+	}
+	st, err := c.State(ctx, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Token == 0 {
+		t.Fatal("the lease was never acquired; the test proves nothing")
+	}
+	if st.Held(time.Now()) {
+		t.Fatalf("lease kept after fencing failed: %+v", st)
+	}
+}
