@@ -10,7 +10,6 @@ import (
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
-
 // TestCommitRoundTrips: once a Store has seen a domain's manifest, a commit
 // costs two round trips, the version upload and the manifest write; a
 // manifest changed by another writer costs one read more, not an error.
