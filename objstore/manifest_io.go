@@ -48,7 +48,19 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Manifest, string, error) {
 	rc, info, err := s.b.Get(ctx, key)
 	if errors.Is(err, ErrNotFound) {
-		return nil, "", s.checkNoVersions(ctx, domain, key)
+		err = s.checkNoVersions(ctx, domain, key)
+		if !errors.Is(err, ErrCorruptManifest) {
+			return nil, "", err
+		}
+		// Versions exist. Another writer may have created the manifest
+		// and uploaded a version after our read: look once more, and
+		// fail closed only if the manifest is still missing.
+		var again error
+		rc, info, again = s.b.Get(ctx, key)
+		if errors.Is(again, ErrNotFound) {
+			return nil, "", err
+		}
+		err = again
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("objstore: read manifest %q: %w", key, err)

@@ -45,3 +45,43 @@ func TestCommitRoundTrips(t *testing.T) {
 		t.Fatalf("read = %q, %v", got, err)
 	}
 }
+
+// TestFirstCommitRaceIsNotCorruption replays a race the MinIO suite found:
+// writer A reads no manifest; writer B creates the manifest and uploads a
+// version; A's check for versions without a manifest then finds B's
+// version. A must read the manifest again, not fail closed.
+func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	a := objstore.New(mem, &objstore.Options{SkipProbe: true})
+	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
+	listing, proceed := make(chan struct{}), make(chan struct{})
+	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
+		if c.Op == memstore.OpList && c.Key == objstore.VersionPrefix("d") {
+			select {
+			case <-listing:
+			default:
+				close(listing)
+				return memstore.Fault{Pause: proceed}
+			}
+		}
+		return memstore.Fault{}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
+		done <- err
+	}()
+	<-listing // A found no manifest and is about to list versions
+	if _, err := b.Put(ctx, "d", "k", 1, strings.NewReader("B"), 1); err != nil {
+		t.Fatal(err)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatalf("A's first commit: %v", err)
+	}
+	got, _, err := b.ReadAll(ctx, "d", "k")
+	if err != nil || string(got) != "A" {
+		t.Fatalf("read = %q, %v; want A's later commit", got, err)
+	}
+}

@@ -1,0 +1,91 @@
+package miniostore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// endpointEnv names the S3-compatible endpoint the tests run against.
+const endpointEnv = "FENCE_TEST_S3_ENDPOINT"
+
+// testEndpoint returns the endpoint and Options for the tests, or skips t
+// when none is configured.
+func testEndpoint(t *testing.T) (string, Options) {
+	t.Helper()
+	ep := os.Getenv(endpointEnv)
+	if ep == "" {
+		t.Skipf("miniostore: %s is not set; set it to an S3-compatible endpoint such as http://127.0.0.1:9000 (MinIO), with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, to run the tests against a real store", endpointEnv)
+	}
+	region := os.Getenv("AWS_REGION")
+	if region == "" {
+		region = "us-east-1"
+	}
+	return ep, Options{Region: region}
+}
+
+// newBucket creates a fresh, uniquely named bucket and returns a backend
+// for it with opts and prefix. The bucket and everything in it,
+// unfinished multipart uploads included, is removed when t ends.
+func newBucket(t *testing.T, prefix string, opts Options) *Backend {
+	t.Helper()
+	ep, base := testEndpoint(t)
+	opts.Region = base.Region
+	var r [6]byte
+	rand.Read(r[:])
+	bucket := "fence-miniostore-" + hex.EncodeToString(r[:])
+	b, err := Open(ep, bucket, prefix, &opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if err := b.client.MakeBucket(t.Context(), bucket, minio.MakeBucketOptions{Region: opts.Region}); err != nil {
+		t.Fatalf("create bucket %s: %v", bucket, err)
+	}
+	t.Cleanup(func() { removeBucket(t, b.client, bucket) })
+	return b
+}
+
+// removeBucket deletes the bucket and everything in it. It lists and
+// deletes repeatedly because MinIO's listing hides an object while
+// another object's key equals its prefix up to a "/" (see
+// conformance_test.go).
+func removeBucket(t *testing.T, c *minio.Client, bucket string) {
+	ctx := context.WithoutCancel(t.Context())
+	for range 10 {
+		n := 0
+		for o := range c.ListObjectsIter(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+			if o.Err != nil {
+				t.Errorf("cleanup: list %s: %v", bucket, o.Err)
+				return
+			}
+			n++
+			if err := c.RemoveObject(ctx, bucket, o.Key, minio.RemoveObjectOptions{}); err != nil {
+				t.Errorf("cleanup: delete %s/%s: %v", bucket, o.Key, err)
+			}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	core := minio.Core{Client: c}
+	for _, u := range listUploads(t, c, bucket) {
+		core.AbortMultipartUpload(ctx, bucket, u.Key, u.UploadID)
+	}
+	if err := c.RemoveBucket(ctx, bucket); err != nil && minio.ToErrorResponse(err).Code != "NoSuchBucket" {
+		t.Errorf("cleanup: delete bucket %s: %v", bucket, err)
+	}
+}
+
+// listUploads returns the bucket's unfinished multipart uploads.
+func listUploads(t *testing.T, c *minio.Client, bucket string) []minio.ObjectMultipartInfo {
+	t.Helper()
+	res, err := minio.Core{Client: c}.ListMultipartUploads(context.WithoutCancel(t.Context()), bucket, "", "", "", "", 1000)
+	if err != nil {
+		t.Fatalf("ListMultipartUploads(%s): %v", bucket, err)
+	}
+	return res.Uploads
+}

@@ -1,0 +1,280 @@
+package miniostore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/encrypt"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+// Multipart limits.
+const (
+	// DefaultPartSize is the part size of multipart uploads when
+	// Options.PartSize is zero. Put holds at most one part in memory.
+	DefaultPartSize = 16 << 20
+	// MinPartSize is the smallest part S3 and MinIO accept (all parts
+	// but the last).
+	MinPartSize = 5 << 20
+	// maxParts is the largest number of parts of one multipart upload.
+	maxParts = 10000
+)
+
+// Options configures Open. The zero value (or nil) gives the defaults.
+type Options struct {
+	// Secure selects https when the endpoint has no scheme.
+	Secure bool
+	// Region is the bucket's region. Empty lets minio-go ask the server
+	// (one GetBucketLocation request per bucket).
+	Region string
+	// PartSize is the part size of multipart uploads, at least
+	// MinPartSize. Default DefaultPartSize. Bodies of known size up to
+	// PartSize, and of unknown size that end within one part, are written
+	// with one PutObject. A Put holds at most one part in memory.
+	PartSize int64
+	// SSE selects server-side encryption of written objects: "" (the
+	// bucket's default), "AES256" (SSE-S3) or "aws:kms" (SSE-KMS).
+	SSE string
+	// KMSKeyID is the KMS key for SSE "aws:kms"; empty means the
+	// server's default key. It is rejected with any other SSE.
+	KMSKeyID string
+}
+
+// Backend stores objects in one bucket of MinIO (or another S3-compatible
+// store) under a key prefix, through minio-go. It implements
+// objstore.Backend and objstore.Locator and is safe for concurrent use.
+type Backend struct {
+	client   *minio.Client
+	core     minio.Core
+	bucket   string
+	prefix   string // "" or ends in "/"
+	location string
+	partSize int64
+	sse      encrypt.ServerSide
+	err      error // invalid configuration: every call fails with it
+}
+
+var (
+	_ objstore.Backend = (*Backend)(nil)
+	_ objstore.Locator = (*Backend)(nil)
+)
+
+// New returns a backend that stores objects in bucket under prefix,
+// through client, with the default part size and no server-side
+// encryption setting. A non-empty prefix is used as a folder: "tenant"
+// and "tenant/" both put key "k" at "tenant/k".
+func New(client *minio.Client, bucket, prefix string) *Backend {
+	b, _ := newBackend(client, bucket, prefix, Options{})
+	return b
+}
+
+func newBackend(client *minio.Client, bucket, prefix string, o Options) (*Backend, error) {
+	b := &Backend{client: client, core: minio.Core{Client: client}, bucket: bucket, prefix: cleanPrefix(prefix)}
+	b.err = b.configure(o)
+	if b.err == nil && bucket == "" {
+		b.err = &objstore.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+	}
+	loc := "minio://" + bucket
+	if b.prefix != "" {
+		loc += "/" + strings.TrimSuffix(b.prefix, "/")
+	}
+	u := *client.EndpointURL()
+	u.User = nil
+	b.location = loc + "@" + u.String()
+	return b, b.err
+}
+
+func (b *Backend) configure(o Options) error {
+	switch o.SSE {
+	case "":
+	case "AES256":
+		b.sse = encrypt.NewSSE()
+	case "aws:kms":
+		b.sse, _ = encrypt.NewSSEKMS(o.KMSKeyID, nil) // fails only for an unencodable context
+	default:
+		return &objstore.InvalidError{What: "option", Value: "SSE=" + o.SSE, Reason: `want "", "AES256" or "aws:kms"`}
+	}
+	if o.KMSKeyID != "" && o.SSE != "aws:kms" {
+		return &objstore.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
+	}
+	b.partSize = o.PartSize
+	if b.partSize == 0 {
+		b.partSize = DefaultPartSize
+	}
+	if b.partSize < MinPartSize {
+		return &objstore.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the minimum of %d bytes", MinPartSize)}
+	}
+	return nil
+}
+
+// Open connects to the store at endpoint ("host:port", or a URL
+// "http://host:port" or "https://host:port", whose scheme then wins over
+// opts.Secure) and returns a backend for bucket and prefix. Credentials
+// come only from the environment, in this order: AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), MINIO_ROOT_USER /
+// MINIO_ROOT_PASSWORD, then the AWS shared credentials file (AWS_PROFILE);
+// with none, requests are anonymous. An endpoint carrying credentials is
+// refused. Open sends no request.
+func Open(endpoint, bucket, prefix string, opts *Options) (*Backend, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	host, secure, err := parseEndpoint(endpoint, o.Secure)
+	if err != nil {
+		return nil, err
+	}
+	client, err := minio.New(host, &minio.Options{
+		Creds: credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{},
+			&credentials.EnvMinio{},
+			&credentials.FileAWSCredentials{},
+		}),
+		Secure: secure,
+		Region: o.Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("miniostore: %w", err)
+	}
+	return newBackend(client, bucket, prefix, o)
+}
+
+// parseEndpoint returns endpoint's host:port and whether it uses https.
+func parseEndpoint(endpoint string, secure bool) (string, bool, error) {
+	bad := func(reason string) error {
+		return &objstore.InvalidError{What: "endpoint", Value: redact(endpoint), Reason: reason}
+	}
+	if !strings.Contains(endpoint, "://") {
+		if strings.ContainsAny(endpoint, "@/") || endpoint == "" {
+			return "", false, bad("want host:port or http(s)://host:port, without credentials")
+		}
+		return endpoint, secure, nil
+	}
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		return "", false, bad("not a URL")
+	case u.User != nil:
+		return "", false, bad("credentials in the endpoint URL are not accepted; set AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or MINIO_ROOT_USER / MINIO_ROOT_PASSWORD")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", false, bad("scheme must be http or https")
+	case u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
+		return "", false, bad("want only a scheme and host:port")
+	}
+	return u.Host, u.Scheme == "https", nil
+}
+
+// redact drops user information from a URL.
+func redact(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.LastIndex(s, "@"); j > i {
+			return s[:i+3] + "REDACTED@" + s[j+1:]
+		}
+	} else if j := strings.LastIndex(s, "@"); j >= 0 {
+		return "REDACTED@" + s[j+1:]
+	}
+	return s
+}
+
+func cleanPrefix(p string) string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return ""
+	}
+	return p + "/"
+}
+
+// Location returns "minio://BUCKET/PREFIX@ENDPOINT-URL", naming where the
+// backend writes. It carries no credentials.
+func (b *Backend) Location() string { return b.location }
+
+// Client returns the minio-go client the backend uses.
+func (b *Backend) Client() *minio.Client { return b.client }
+
+// Bucket returns the backend's bucket.
+func (b *Backend) Bucket() string { return b.bucket }
+
+// Prefix returns the key prefix, "" or ending in "/".
+func (b *Backend) Prefix() string { return b.prefix }
+
+func (b *Backend) objectKey(key string) string { return b.prefix + key }
+
+// Get opens the object's content with one GET. The caller closes the
+// reader.
+func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	if b.err != nil {
+		return nil, objstore.ObjectInfo{}, b.fail("get", key, b.err)
+	}
+	rc, oi, _, err := b.core.GetObject(ctx, b.bucket, b.objectKey(key), minio.GetObjectOptions{})
+	if err != nil {
+		return nil, objstore.ObjectInfo{}, b.fail("get", key, err)
+	}
+	return rc, b.info(key, oi), nil
+}
+
+func (b *Backend) info(key string, oi minio.ObjectInfo) objstore.ObjectInfo {
+	return objstore.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, Modified: oi.LastModified}
+}
+
+// Head returns the object's metadata.
+func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	if b.err != nil {
+		return objstore.ObjectInfo{}, b.fail("head", key, b.err)
+	}
+	oi, err := b.client.StatObject(ctx, b.bucket, b.objectKey(key), minio.StatObjectOptions{})
+	if err != nil {
+		return objstore.ObjectInfo{}, b.fail("head", key, err)
+	}
+	return b.info(key, oi), nil
+}
+
+// Delete removes the object unconditionally; a missing object is not an
+// error.
+func (b *Backend) Delete(ctx context.Context, key string) error {
+	if b.err != nil {
+		return b.fail("delete", key, b.err)
+	}
+	if err := b.client.RemoveObject(ctx, b.bucket, b.objectKey(key), minio.RemoveObjectOptions{}); err != nil {
+		return b.fail("delete", key, err)
+	}
+	return nil
+}
+
+// List calls fn for every object whose key starts with prefix, in lexical
+// key order, with the backend's prefix stripped from the keys.
+func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.ObjectInfo) error) error {
+	if b.err != nil {
+		return b.fail("list", prefix, b.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return b.fail("list", prefix, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for oi := range b.client.ListObjectsIter(ctx, b.bucket, minio.ListObjectsOptions{Prefix: b.objectKey(prefix), Recursive: true}) {
+		if oi.Err != nil {
+			return b.fail("list", prefix, oi.Err)
+		}
+		k, ok := strings.CutPrefix(oi.Key, b.prefix)
+		if !ok {
+			continue // cannot happen: the store filtered by our prefix
+		}
+		if err := fn(b.info(k, oi)); err != nil {
+			return err
+		}
+	}
+	// The iterator ends silently when ctx ends.
+	if err := ctx.Err(); err != nil {
+		return b.fail("list", prefix, err)
+	}
+	return nil
+}
+
+// Close does nothing: the client holds no resources of its own.
+func (b *Backend) Close() error { return nil }

@@ -1,0 +1,100 @@
+package s3store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// endpointEnv names the S3-compatible endpoint the tests run against.
+const endpointEnv = "FENCE_TEST_S3_ENDPOINT"
+
+// testOptions returns Options for the test endpoint, or skips t when
+// none is configured.
+func testOptions(t *testing.T) Options {
+	t.Helper()
+	ep := os.Getenv(endpointEnv)
+	if ep == "" {
+		t.Skipf("s3store: %s is not set; set it to an S3-compatible endpoint such as http://127.0.0.1:9000 (MinIO), with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, to run the tests against a real store", endpointEnv)
+	}
+	region := os.Getenv("AWS_REGION")
+	if region == "" {
+		region = "us-east-1"
+	}
+	return Options{Endpoint: ep, Region: region, PathStyle: true}
+}
+
+// newBucket creates a fresh, uniquely named bucket and returns a backend
+// for it with opts and prefix. The bucket and everything in it,
+// unfinished multipart uploads included, is removed when t ends.
+func newBucket(t *testing.T, prefix string, opts Options) *Backend {
+	t.Helper()
+	ctx := t.Context()
+	var r [6]byte
+	rand.Read(r[:])
+	bucket := "fence-s3store-" + hex.EncodeToString(r[:])
+	b, err := Open(ctx, bucket, prefix, &opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, err := b.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatalf("create bucket %s: %v", bucket, err)
+	}
+	t.Cleanup(func() { removeBucket(t, b.client, bucket) })
+	return b
+}
+
+// removeBucket deletes the bucket and everything in it. It lists and
+// deletes repeatedly because MinIO's listing hides an object while
+// another object's key equals its prefix up to a "/" (see
+// conformance_test.go).
+func removeBucket(t *testing.T, c *s3.Client, bucket string) {
+	ctx := context.WithoutCancel(t.Context())
+	bk := aws.String(bucket)
+	for range 10 {
+		n := 0
+		p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: bk})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				t.Errorf("cleanup: list %s: %v", bucket, err)
+				return
+			}
+			for _, o := range page.Contents {
+				n++
+				if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: bk, Key: o.Key}); err != nil {
+					t.Errorf("cleanup: delete %s/%s: %v", bucket, aws.ToString(o.Key), err)
+				}
+			}
+		}
+		if n == 0 {
+			break
+		}
+	}
+	for _, u := range listUploads(t, c, bucket) {
+		c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: bk, Key: u.Key, UploadId: u.UploadId})
+	}
+	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: bk}); err != nil {
+		var nb *types.NoSuchBucket
+		if !errors.As(err, &nb) {
+			t.Errorf("cleanup: delete bucket %s: %v", bucket, err)
+		}
+	}
+}
+
+// listUploads returns the bucket's unfinished multipart uploads.
+func listUploads(t *testing.T, c *s3.Client, bucket string) []types.MultipartUpload {
+	t.Helper()
+	out, err := c.ListMultipartUploads(context.WithoutCancel(t.Context()), &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("ListMultipartUploads(%s): %v", bucket, err)
+	}
+	return out.Uploads
+}

@@ -1,0 +1,51 @@
+package s3store
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/smithy-go"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+// fail wraps err from operation op on key, classifying S3 answers into
+// the objstore error classes. The SDK's error stays in the chain for
+// errors.As (smithy.APIError, *awshttp.ResponseError).
+func (b *Backend) fail(op, key string, err error) error {
+	code, status := apiError(err)
+	var class error
+	switch {
+	case code == "NoSuchBucket":
+		return fmt.Errorf("s3store: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, objstore.ErrNotFound, err)
+	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
+		class = objstore.ErrPreconditionFailed
+	case code == "ConditionalRequestConflict":
+		class = objstore.ErrConflict
+	case code == "NoSuchUpload":
+		// Not the object's absence: a retried CompleteMultipartUpload
+		// whose first attempt succeeded gets it, so it stays ambiguous.
+	case code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound:
+		class = objstore.ErrNotFound
+	}
+	if class == nil {
+		return fmt.Errorf("s3store: %s %q: %w", op, key, err)
+	}
+	return fmt.Errorf("s3store: %s %q: %w: %w", op, key, class, err)
+}
+
+// apiError returns the S3 error code and HTTP status of err, when it has
+// them.
+func apiError(err error) (code string, status int) {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		code = ae.ErrorCode()
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		status = re.HTTPStatusCode()
+	}
+	return code, status
+}
