@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(runCommitChild(dir, os.Getenv("FENCE_TEST_CHILD_NAME")))
 	}
+	if name := os.Getenv(holderEnv); name != "" {
+		os.Exit(runHolder(name))
+	}
 	os.Exit(m.Run())
 }
 
