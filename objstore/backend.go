@@ -72,3 +72,18 @@ var (
 	// progress (HTTP 409 ConditionalRequestConflict); retry after a pause.
 	ErrConflict = errors.New("objstore: conditional request conflict")
 )
+
+// ConditionalGetter is implemented by backends that can revalidate an
+// object: a GET with If-None-Match that answers 304 Not Modified, without
+// the content, when the object is unchanged. A Store uses it to revalidate
+// a cached manifest instead of downloading it again. Backends without it
+// work unchanged.
+type ConditionalGetter interface {
+	// GetIfNoneMatch is Get, except that it fails with an error matching
+	// ErrNotModified, and returns no reader, when the object's current
+	// ETag equals etag.
+	GetIfNoneMatch(ctx context.Context, key, etag string) (io.ReadCloser, ObjectInfo, error)
+}
+
+// ErrNotModified: a conditional GET found the object unchanged (HTTP 304).
+var ErrNotModified = errors.New("objstore: not modified")

@@ -51,6 +51,14 @@ type LogEntry struct {
 	Deletes int       `json:"deletes"`
 }
 
+// clone returns a deep copy of m, for callers who may modify it.
+func (m *Manifest) clone() *Manifest {
+	c := *m
+	c.Keys = maps.Clone(m.Keys)
+	c.Log = slices.Clone(m.Log)
+	return &c
+}
+
 // hasCommit reports whether the log records commit id.
 func (m *Manifest) hasCommit(id string) (LogEntry, bool) {
 	for i := len(m.Log) - 1; i >= 0; i-- {

@@ -46,7 +46,23 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 }
 
 func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Manifest, string, error) {
-	rc, info, err := s.b.Get(ctx, key)
+	var (
+		rc   io.ReadCloser
+		info ObjectInfo
+		err  error
+	)
+	cg, canRevalidate := s.b.(ConditionalGetter)
+	cached, cachedETag, ok := s.cache.get(domain)
+	if canRevalidate && ok {
+		// Revalidate the cached manifest: 304 costs a round trip but no
+		// transfer and no decoding.
+		rc, info, err = cg.GetIfNoneMatch(ctx, key, cachedETag)
+		if errors.Is(err, ErrNotModified) {
+			return cached, cachedETag, nil
+		}
+	} else {
+		rc, info, err = s.b.Get(ctx, key)
+	}
 	if errors.Is(err, ErrNotFound) {
 		err = s.checkNoVersions(ctx, domain, key)
 		if !errors.Is(err, ErrCorruptManifest) {

@@ -71,11 +71,21 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache := sn.s.versions
+	if data, ok := cache.get(v.Object); ok {
+		return &Reader{Version: v, rc: io.NopCloser(bytes.NewReader(data)), h: sha256.New()}, nil
+	}
 	rc, _, err := sn.s.b.Get(ctx, v.Object)
 	if err != nil {
 		return nil, fmt.Errorf("objstore: read %q in domain %q (version %q): %w", key, sn.domain, v.Object, err)
 	}
-	return &Reader{Version: v, rc: rc, h: sha256.New()}, nil
+	r := &Reader{Version: v, rc: rc, h: sha256.New()}
+	if cache.fits(v.Size) {
+		// Keep the bytes once they are read to the end and verified.
+		r.keep = make([]byte, 0, v.Size)
+		r.verified = func(data []byte) { cache.put(v.Object, data) }
+	}
+	return r, nil
 }
 
 // ReadAll returns key's verified bytes at the snapshot.
@@ -142,8 +152,8 @@ func (s *Store) Highest(ctx context.Context, domain string) (uint64, error) {
 	return m.Highest, nil
 }
 
-// Manifest returns domain's decoded manifest, or nil when the domain has
-// none, for diagnostics.
+// Manifest returns a copy of domain's decoded manifest, or nil when the
+// domain has none, for diagnostics.
 func (s *Store) Manifest(ctx context.Context, domain string) (*Manifest, error) {
 	if err := ValidateDomain(domain); err != nil {
 		return nil, err
@@ -151,7 +161,10 @@ func (s *Store) Manifest(ctx context.Context, domain string) (*Manifest, error) 
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	m, _, err := s.loadManifest(ctx, domain)
-	return m, err
+	if err != nil || m == nil {
+		return nil, err
+	}
+	return m.clone(), nil // the Store's cache shares m
 }
 
 // Reader streams one version's bytes and verifies them.
@@ -161,6 +174,10 @@ type Reader struct {
 	h       hash.Hash
 	n       int64
 	err     error
+	// keep collects the bytes of a small version; verified receives them
+	// once size and SHA-256 have matched.
+	keep     []byte
+	verified func([]byte)
 }
 
 // Read reads the version's bytes. At the end it returns io.EOF only if
@@ -173,6 +190,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 	n, err := r.rc.Read(p)
 	r.h.Write(p[:n])
 	r.n += int64(n)
+	if r.keep != nil && r.n <= r.Version.Size {
+		r.keep = append(r.keep, p[:n]...)
+	}
 	if r.n > r.Version.Size {
 		r.err = r.integrity(fmt.Sprintf("more than the recorded %d bytes", r.Version.Size))
 		return n, r.err
@@ -182,6 +202,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 			err = r.integrity(fmt.Sprintf("%d bytes, recorded %d", r.n, r.Version.Size))
 		} else if got := hex.EncodeToString(r.h.Sum(nil)); got != r.Version.SHA256 {
 			err = r.integrity(fmt.Sprintf("sha256 %s, recorded %s", got, r.Version.SHA256))
+		} else if r.verified != nil {
+			r.verified(r.keep)
+			r.verified, r.keep = nil, nil
 		}
 		r.err = err
 	}

@@ -18,8 +18,9 @@ import (
 type Store struct {
 	b     Backend
 	opts  Options
-	probe probeState
-	cache manifestCache
+	probe    probeState
+	cache    manifestCache
+	versions *versionCache
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.
@@ -42,6 +43,10 @@ type Options struct {
 	// Logger receives retries and ambiguous outcomes at debug and warn
 	// level. Default: discard.
 	Logger *slog.Logger
+	// VersionCacheBytes bounds the memory used to keep the verified bytes
+	// of small versions (up to 1 MiB each), which never change once
+	// written. Default 32 MiB; negative disables the cache.
+	VersionCacheBytes int64
 	// SkipProbe turns off the capability probe that, before the first
 	// write, proves the backend honours conditional writes. Only for
 	// stores known to honour them: on one that ignores them, nothing is
@@ -74,10 +79,16 @@ func New(b Backend, opts *Options) *Store {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	switch {
+	case o.VersionCacheBytes == 0:
+		o.VersionCacheBytes = 32 << 20
+	case o.VersionCacheBytes < 0:
+		o.VersionCacheBytes = 0
+	}
 	if o.SkipProbe {
 		o.Logger.Warn("objstore: capability probe skipped: if this store ignores conditional writes, stale writers will NOT be fenced")
 	}
-	return &Store{b: b, opts: o}
+	return &Store{b: b, opts: o, versions: newVersionCache(o.VersionCacheBytes)}
 }
 
 // Backend returns the backend the store writes to.

@@ -128,6 +128,21 @@ func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.
 	return content{f}, info, nil
 }
 
+// GetIfNoneMatch is Get, except that it fails with objstore.ErrNotModified
+// when the object's ETag equals etag. The ETag comes from the file's
+// header, so an unchanged object costs one open and one small read.
+func (b *Backend) GetIfNoneMatch(ctx context.Context, key, etag string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	rc, info, err := b.Get(ctx, key)
+	if err != nil {
+		return nil, info, err
+	}
+	if info.ETag == etag {
+		rc.Close()
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, objstore.ErrNotModified)
+	}
+	return rc, info, nil
+}
+
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
 	if err := ctx.Err(); err != nil {

@@ -105,6 +105,16 @@ func (o object) info(key string) objstore.ObjectInfo {
 
 // Get returns a reader over a copy of the object's content.
 func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	return b.get(ctx, key, "")
+}
+
+// GetIfNoneMatch is Get, except that it fails with objstore.ErrNotModified
+// when the object's ETag equals etag. It counts and hooks as OpGet.
+func (b *Backend) GetIfNoneMatch(ctx context.Context, key, etag string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	return b.get(ctx, key, etag)
+}
+
+func (b *Backend) get(ctx context.Context, key, ifNoneMatch string) (io.ReadCloser, objstore.ObjectInfo, error) {
 	f := b.begin(ctx, Call{Op: OpGet, Key: key})
 	if err := f.before(ctx); err != nil {
 		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, err)
@@ -120,6 +130,9 @@ func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.
 	}
 	if !ok {
 		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, objstore.ErrNotFound)
+	}
+	if ifNoneMatch != "" && ifNoneMatch == o.etag {
+		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, objstore.ErrNotModified)
 	}
 	// o.data is never modified, and a bytes.Reader cannot write to it.
 	return io.NopCloser(bytes.NewReader(o.data)), o.info(key), nil

@@ -20,6 +20,8 @@ func (b *Backend) fail(op, key string, err error) error {
 	switch {
 	case er.Code == "NoSuchBucket":
 		return fmt.Errorf("miniostore: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, objstore.ErrNotFound, err)
+	case er.StatusCode == http.StatusNotModified || er.Code == "NotModified":
+		class = objstore.ErrNotModified
 	case er.StatusCode == http.StatusPreconditionFailed || er.Code == "PreconditionFailed":
 		class = objstore.ErrPreconditionFailed
 	case er.Code == "ConditionalRequestConflict":

@@ -61,6 +61,7 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"RaceIfMatch", (*backendCase).raceIfMatch},
 		{"RaceIfNoneMatch", (*backendCase).raceIfNoneMatch},
 		{"CancelledContext", (*backendCase).cancelledContext},
+		{"ConditionalGet", (*backendCase).conditionalGet},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,8 @@ func (b *Backend) fail(op, key string, err error) error {
 	switch {
 	case code == "NoSuchBucket":
 		return fmt.Errorf("s3store: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, objstore.ErrNotFound, err)
+	case status == http.StatusNotModified || code == "NotModified":
+		class = objstore.ErrNotModified
 	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
 		class = objstore.ErrPreconditionFailed
 	case code == "ConditionalRequestConflict":
