@@ -8,9 +8,12 @@ import (
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/objstore/miniostore"
+	"github.com/fencedstore/fence/objstore/s3store"
 )
 
 // DefaultStore is the store URL used when none is given: a directory
@@ -18,30 +21,47 @@ import (
 const DefaultStore = "file://./fence-data"
 
 // OpenBackend opens the object-store backend that rawURL names. The caller
-// closes it. Errors name the URL without credentials.
+// closes it. It sends no request: a missing bucket shows on first use
+// (fence init creates it). Errors name the URL without credentials.
 func OpenBackend(ctx context.Context, rawURL string) (objstore.Backend, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	loc, err := ParseURL(rawURL)
+	loc, err := parseStoreURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	b, err := open(loc)
+	b, err := open(ctx, loc)
 	if err != nil {
 		return nil, fmt.Errorf("config: open store %q: %w", Redact(rawURL), err)
 	}
 	return b, nil
 }
 
-// OpenCoordinator opens the lease coordinator that rawURL names. An empty
-// rawURL keeps lease records in store, beside each domain's manifest;
-// store must then be non-nil. A file:// or mem:// URL keeps them in a
-// backend of their own.
+// parseStoreURL parses rawURL and refuses coordinator-only schemes.
+func parseStoreURL(rawURL string) (Location, error) {
+	loc, err := ParseURL(rawURL)
+	if err != nil {
+		return Location{}, err
+	}
+	if loc.Scheme == "dynamodb" {
+		return Location{}, &URLError{URL: Redact(rawURL), Reason: "dynamodb:// names a lease table, not an object store; pass it as the coordinator (--coord); supported stores: " + Supported}
+	}
+	return loc, nil
+}
+
+// OpenCoordinator opens the lease coordinator that rawURL names:
 //
-// When the coordinator opened a backend of its own, the returned value
-// also implements io.Closer, which closes that backend; CloseCoordinator
-// does the type check. Errors name the URL without credentials.
+//   - "" keeps lease records in store, beside each domain's manifest;
+//     store must then be non-nil;
+//   - dynamodb://TABLE issues leases from a DynamoDB table (see
+//     dynamocoord), which must exist (fence init creates it);
+//   - any store URL (file://, mem://, s3://, minio://) keeps lease records
+//     in that store, a backend of its own.
+//
+// When the coordinator opened a backend of its own, CloseCoordinator
+// closes it. Opening sends no request. Errors name the URL without
+// credentials.
 func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend) (coord.Coordinator, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -56,11 +76,30 @@ func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend)
 	if err != nil {
 		return nil, err
 	}
-	b, err := open(loc)
+	if loc.Scheme == "dynamodb" {
+		c, err := dynamocoord.Open(ctx, loc.Table, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
+		if err != nil {
+			return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
+		}
+		return c, nil
+	}
+	b, err := open(ctx, loc)
 	if err != nil {
 		return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 	}
 	return &ownedCoordinator{Coordinator: bucketlease.New(b, nil), b: b}, nil
+}
+
+// LeaseBackend returns the backend in which c keeps its lease records,
+// when c is a bucket-lease coordinator that OpenCoordinator opened on a
+// backend of its own (a store URL given as the coordinator). It returns
+// false for the default (records in the store, whose backend the caller
+// has) and for dynamodb:// coordinators.
+func LeaseBackend(c coord.Coordinator) (objstore.Backend, bool) {
+	if oc, ok := c.(*ownedCoordinator); ok {
+		return oc.b, true
+	}
+	return nil, false
 }
 
 // CloseCoordinator closes the backend that OpenCoordinator opened for c,
@@ -81,12 +120,21 @@ type ownedCoordinator struct {
 
 func (c *ownedCoordinator) Close() error { return c.b.Close() }
 
-func open(loc Location) (objstore.Backend, error) {
+func open(ctx context.Context, loc Location) (objstore.Backend, error) {
 	switch loc.Scheme {
 	case "file":
 		return filestore.Open(loc.Path)
 	case "mem":
 		return memBackend(loc.Path), nil
+	case "s3":
+		return s3store.Open(ctx, loc.Bucket, loc.Prefix, &s3store.Options{
+			Endpoint: loc.Endpoint, Region: loc.Region, PathStyle: loc.PathStyle, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
+		})
+	case "minio":
+		// An https endpoint makes the connection use TLS.
+		return miniostore.Open(loc.Endpoint, loc.Bucket, loc.Prefix, &miniostore.Options{
+			Region: loc.Region, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
+		})
 	}
 	// ParseURL accepts no other scheme.
 	return nil, fmt.Errorf("scheme %q has no backend", loc.Scheme)

@@ -3,6 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -21,50 +24,131 @@ func (e *URLError) Error() string { return fmt.Sprintf("config: URL %q: %s", e.U
 // Is makes errors.Is(err, ErrBadURL) true.
 func (e *URLError) Is(target error) bool { return target == ErrBadURL }
 
-// Supported lists the URL forms this build can open, for messages.
-const Supported = "file://PATH, mem://[NAME]"
+// Supported lists the store URL forms, for messages and help.
+const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true], minio://BUCKET[/PREFIX]?endpoint=URL"
 
-// planned are schemes that a later release will accept; naming them in
-// the error saves a user from hunting for a typo.
-var planned = map[string]string{
-	"s3":       "S3 buckets",
-	"minio":    "MinIO buckets",
-	"dynamodb": "DynamoDB lease tables",
-}
+// SupportedCoordinators lists the coordinator URL forms, for messages
+// and help.
+const SupportedCoordinators = "dynamodb://TABLE[?endpoint=URL&region=R], or any store URL (lease records kept there)"
 
-// Location is a parsed store or coordinator URL.
+// supportedAll is every scheme ParseURL accepts, for its messages.
+const supportedAll = "file://, mem://, s3://, minio://, dynamodb://"
+
+// Location is a parsed store or coordinator URL. It is comparable, and
+// String returns a URL that parses back to the same Location. It never
+// holds credentials: ParseURL refuses URLs that carry them.
 type Location struct {
-	// Scheme is "file" or "mem", lower case.
+	// Scheme is "file", "mem", "s3", "minio" or "dynamodb", lower case.
 	Scheme string
 	// Path is the directory of a file URL, taken literally (relative to
 	// the working directory unless it starts with '/'), or the name of a
 	// mem URL ("" for a fresh, unshared store).
 	Path string
+	// Bucket is the bucket of an s3 or minio URL.
+	Bucket string
+	// Prefix is the key prefix of an s3 or minio URL, without leading or
+	// trailing '/'; "" for the whole bucket.
+	Prefix string
+	// Table is the table of a dynamodb URL.
+	Table string
+	// Endpoint is the server's base URL, http(s)://HOST[:PORT] (s3,
+	// minio, dynamodb). Empty means the AWS configuration decides (s3,
+	// dynamodb); a minio URL always has one.
+	Endpoint string
+	// Region is the AWS region (s3, minio, dynamodb); empty means the
+	// AWS configuration decides.
+	Region string
+	// PathStyle addresses the bucket as ENDPOINT/BUCKET (s3).
+	PathStyle bool
+	// SSE is the server-side encryption of written objects: "",
+	// "AES256" or "aws:kms" (s3, minio).
+	SSE string
+	// KMSKeyID is the KMS key of SSE "aws:kms" (s3, minio).
+	KMSKeyID string
 }
 
 // String returns the URL that parses back to l.
-func (l Location) String() string { return l.Scheme + "://" + l.Path }
+func (l Location) String() string {
+	switch l.Scheme {
+	case "s3", "minio":
+		s := l.Scheme + "://" + l.Bucket
+		if l.Prefix != "" {
+			s += "/" + l.Prefix
+		}
+		return s + l.query()
+	case "dynamodb":
+		return "dynamodb://" + l.Table + l.query()
+	}
+	return l.Scheme + "://" + l.Path
+}
+
+// query returns l's query parameters in a fixed order, "" when none.
+func (l Location) query() string {
+	var q []string
+	add := func(name, value string) {
+		if value != "" {
+			q = append(q, name+"="+escapeValue(value))
+		}
+	}
+	add("endpoint", l.Endpoint)
+	add("region", l.Region)
+	if l.PathStyle {
+		add("path_style", "true")
+	}
+	add("sse", l.SSE)
+	add("kms_key_id", l.KMSKeyID)
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + strings.Join(q, "&")
+}
+
+// escapeValue percent-encodes a query value, keeping ':' and '/' so that
+// endpoints stay readable.
+func escapeValue(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// Query parameters each scheme takes, in the order messages list them.
+var schemeParams = map[string][]string{
+	"s3":       {"endpoint", "region", "path_style", "sse", "kms_key_id"},
+	"minio":    {"endpoint", "region", "sse", "kms_key_id"},
+	"dynamodb": {"endpoint", "region"},
+}
+
+// credentialsHelp says where credentials come from instead of URLs.
+const credentialsHelp = "fence takes credentials only from the standard AWS chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+	"AWS_PROFILE and the shared credentials file, or an instance or task role), never from URLs"
 
 // ParseURL parses a store or coordinator URL. It checks form only and
 // touches nothing. Errors match ErrBadURL and never contain the URL's
-// user:password part.
+// user:password part or the value of a credential-looking parameter: a
+// URL that carries credentials is refused.
 func ParseURL(raw string) (Location, error) {
 	bad := func(format string, args ...any) (Location, error) {
 		return Location{}, &URLError{URL: Redact(raw), Reason: fmt.Sprintf(format, args...)}
 	}
 	if raw == "" {
-		return bad("empty; supported: %s", Supported)
+		return bad("empty; supported: %s", supportedAll)
 	}
 	i := strings.Index(raw, "://")
 	if i < 0 {
 		if strings.HasPrefix(raw, "file:") {
 			return bad("a file URL is file://PATH, for example file://./fence-data or file:///var/lib/fence")
 		}
-		return bad("no scheme; supported: %s (for a local directory write file://%s)", Supported, Redact(raw))
+		return bad("no scheme; supported: %s (for a local directory write file://%s)", supportedAll, Redact(raw))
 	}
 	scheme := strings.ToLower(raw[:i])
 	if !validScheme(scheme) {
-		return bad("malformed scheme %q; supported: %s", raw[:i], Supported)
+		return bad("malformed scheme %q; supported: %s", raw[:i], supportedAll)
 	}
 	rest := raw[i+3:]
 	switch scheme {
@@ -93,12 +177,214 @@ func ParseURL(raw string) (Location, error) {
 			}
 		}
 		return Location{Scheme: "mem", Path: name}, nil
+	case "s3", "minio", "dynamodb":
+		loc, reason := parseRemote(scheme, rest)
+		if reason != "" {
+			return bad("%s", reason)
+		}
+		return loc, nil
 	}
-	if what, ok := planned[scheme]; ok {
-		return bad("%s:// URLs (%s) are not supported yet; supported: %s", scheme, what, Supported)
-	}
-	return bad("unsupported scheme %q; supported: %s", scheme, Supported)
+	return bad("unsupported scheme %q; supported: %s", scheme, supportedAll)
 }
+
+// parseRemote parses what follows "s3://", "minio://" or "dynamodb://".
+// It returns a reason instead of an error, which ParseURL wraps.
+func parseRemote(scheme, rest string) (Location, string) {
+	loc := Location{Scheme: scheme}
+	first := rest[:authorityEnd(rest)]
+	switch {
+	case strings.Contains(first, "@"), strings.Contains(first, ":") && strings.Contains(rest, "@"):
+		return loc, "credentials in URLs are not accepted: " + credentialsHelp
+	case strings.Contains(first, ":") && scheme == "dynamodb":
+		return loc, "a table name has no ':'; the server goes in the endpoint parameter: dynamodb://TABLE?endpoint=http://HOST:PORT"
+	case strings.Contains(first, ":"):
+		return loc, fmt.Sprintf("a bucket name has no ':'; the server goes in the endpoint parameter: %s://BUCKET[/PREFIX]?endpoint=http://HOST:PORT", scheme)
+	case strings.Contains(rest, "#"):
+		return loc, fmt.Sprintf("%s:// URLs take no fragment ('#')", scheme)
+	}
+	hostPath, rawQuery, hasQuery := strings.Cut(rest, "?")
+	name, path, _ := strings.Cut(hostPath, "/")
+	if scheme == "dynamodb" {
+		if reason := checkTable(name); reason != "" {
+			return loc, reason
+		}
+		if strings.Trim(path, "/") != "" {
+			return loc, "a dynamodb URL is dynamodb://TABLE[?endpoint=URL&region=R], with no path after the table"
+		}
+		loc.Table = name
+	} else {
+		if reason := checkBucket(name); reason != "" {
+			return loc, reason
+		}
+		prefix, reason := checkPrefix(path)
+		if reason != "" {
+			return loc, reason
+		}
+		loc.Bucket, loc.Prefix = name, prefix
+	}
+	if hasQuery {
+		if reason := parseQuery(&loc, rawQuery); reason != "" {
+			return loc, reason
+		}
+	}
+	switch {
+	case scheme == "minio" && loc.Endpoint == "":
+		return loc, "a minio URL needs the server: minio://BUCKET[/PREFIX]?endpoint=http://HOST:PORT (https:// for TLS)"
+	case loc.KMSKeyID != "" && loc.SSE != "aws:kms":
+		return loc, "kms_key_id needs sse=aws:kms"
+	}
+	return loc, ""
+}
+
+// parseQuery sets loc's fields from rawQuery, refusing unknown, repeated,
+// empty and credential-looking parameters.
+func parseQuery(loc *Location, rawQuery string) string {
+	allowed := schemeParams[loc.Scheme]
+	seen := map[string]bool{}
+	for _, p := range strings.Split(rawQuery, "&") {
+		if p == "" {
+			return "empty query parameter (a stray '&' or '?')"
+		}
+		name, rawValue, hasValue := strings.Cut(p, "=")
+		known := slices.Contains(allowed, name)
+		switch {
+		case !known && slices.Contains(schemeParams["s3"], name):
+			return fmt.Sprintf("query parameter %q is not one of %s:// URLs, which take %s", name, loc.Scheme, strings.Join(allowed, ", "))
+		case !known && looksSecret(name):
+			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, credentialsHelp)
+		case !known:
+			return fmt.Sprintf("unknown query parameter %q; %s:// URLs take %s", name, loc.Scheme, strings.Join(allowed, ", "))
+		case seen[name]:
+			return fmt.Sprintf("query parameter %q given twice", name)
+		case !hasValue || rawValue == "":
+			return fmt.Sprintf("query parameter %q has no value", name)
+		}
+		seen[name] = true
+		value, err := url.QueryUnescape(rawValue)
+		if err != nil {
+			return fmt.Sprintf("query parameter %q: bad percent-encoding", name)
+		}
+		if strings.ContainsFunc(value, isControl) {
+			return fmt.Sprintf("query parameter %q contains control characters", name)
+		}
+		switch name {
+		case "endpoint":
+			if reason := checkEndpoint(value); reason != "" {
+				return reason
+			}
+			loc.Endpoint = value
+		case "region":
+			if reason := checkRegion(value); reason != "" {
+				return reason
+			}
+			loc.Region = value
+		case "path_style":
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return fmt.Sprintf("path_style=%q: want true or false", value)
+			}
+			loc.PathStyle = b
+		case "sse":
+			if value != "AES256" && value != "aws:kms" {
+				return fmt.Sprintf("sse=%q: want AES256 (SSE-S3) or aws:kms (SSE-KMS)", value)
+			}
+			loc.SSE = value
+		case "kms_key_id":
+			if strings.ContainsAny(value, " \t") || len(value) > 2048 {
+				return "kms_key_id: want a KMS key id, alias or ARN"
+			}
+			loc.KMSKeyID = value
+		}
+	}
+	return ""
+}
+
+// checkEndpoint accepts http(s)://HOST[:PORT][/], without credentials.
+// Its messages never repeat a value that may carry credentials.
+func checkEndpoint(value string) string {
+	if strings.Contains(value, "@") {
+		return "endpoint: credentials in URLs are not accepted: " + credentialsHelp
+	}
+	u, err := url.Parse(value)
+	switch {
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return fmt.Sprintf("endpoint %q: want http://HOST:PORT or https://HOST[:PORT]", value)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("endpoint %q: the scheme must be http or https", value)
+	case u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", strings.HasSuffix(value, "?"):
+		return fmt.Sprintf("endpoint %q: want only a scheme, host and port", value)
+	}
+	return ""
+}
+
+// checkRegion accepts region names such as us-east-1 (and the freer names
+// S3-compatible servers allow): letters, digits, '-' and '_'.
+func checkRegion(value string) string {
+	if len(value) > 64 {
+		return "region: over 64 characters"
+	}
+	for _, c := range []byte(value) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Sprintf("region %q: want a region name such as us-east-1", value)
+		}
+	}
+	return ""
+}
+
+// checkBucket applies S3's bucket naming rules: 3 to 63 characters of
+// lower-case letters, digits, '.' and '-', starting and ending with a
+// letter or digit.
+func checkBucket(name string) string {
+	if name == "" {
+		return "no bucket; write s3://BUCKET[/PREFIX] or minio://BUCKET[/PREFIX]?endpoint=..."
+	}
+	ok := len(name) >= 3 && len(name) <= 63 && !strings.Contains(name, "..") &&
+		isAlnum(name[0]) && isAlnum(name[len(name)-1])
+	for _, c := range []byte(name) {
+		ok = ok && (isAlnum(c) || c == '.' || c == '-')
+	}
+	if !ok {
+		return fmt.Sprintf("bucket %q: a bucket name is 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit", name)
+	}
+	return ""
+}
+
+func isAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// checkPrefix returns path without leading and trailing '/', refusing
+// empty, "." and ".." segments and control characters.
+func checkPrefix(path string) (string, string) {
+	p := strings.Trim(path, "/")
+	if p == "" {
+		return "", ""
+	}
+	if len(p) > 512 {
+		return "", "prefix: over 512 bytes"
+	}
+	if strings.ContainsFunc(p, isControl) {
+		return "", "prefix contains control characters"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", fmt.Sprintf("prefix %q: empty, '.' and '..' segments are not allowed", p)
+		}
+	}
+	return p, ""
+}
+
+// checkTable applies DynamoDB's table naming rules.
+func checkTable(name string) string {
+	ok := len(name) >= 3 && len(name) <= 255
+	for _, c := range []byte(name) {
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.')
+	}
+	if !ok {
+		return fmt.Sprintf("table %q: a table name is 3 to 255 letters, digits, '_', '-' and '.'", name)
+	}
+	return ""
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 func validScheme(s string) bool {
 	if s == "" || !(s[0] >= 'a' && s[0] <= 'z') {
@@ -113,26 +399,30 @@ func validScheme(s string) bool {
 }
 
 // secretParams are substrings of query parameter names whose values Redact
-// hides.
-var secretParams = []string{"secret", "password", "passwd", "token", "key", "credential", "signature", "sig", "auth"}
+// hides, and that ParseURL refuses as credentials.
+var secretParams = []string{"secret", "pass", "token", "key", "credential", "signature", "sig", "auth", "access"}
 
 // Redact returns raw with credentials removed, for messages and logs: the
-// user:password part of the authority is dropped, and the values of query
-// parameters whose names look secret (secret, password, token, key, ...)
-// become REDACTED. It never fails; input that is not a URL is redacted as
-// far as it looks like one.
+// user:password part of the authority is dropped (also when the password
+// holds '/', '?' or '=': then everything up to the last '@' goes), the
+// values of query parameters whose names look secret (secret, password,
+// token, key, ...) become REDACTED, and query values that are URLs with
+// credentials lose them. It never fails; input that is not a URL is
+// redacted as far as it looks like one.
 func Redact(raw string) string {
 	prefix, rest := "", raw
 	if i := strings.Index(raw, "://"); i >= 0 {
 		prefix, rest = raw[:i+3], raw[i+3:]
 	}
-	// The authority ends at the first '/', '?' or '#'.
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
-		rest = rest[at+1:]
+	// The authority ends at the first '/', '?' or '#'. A password may hold
+	// those characters, so when the authority has an '@', or a ':' with an
+	// '@' anywhere after it, everything up to the last '@' is user info.
+	first := rest[:authorityEnd(rest)]
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		colon := strings.IndexByte(first, ':')
+		if strings.Contains(first, "@") || colon >= 0 && at > colon {
+			rest = rest[at+1:]
+		}
 	}
 	q := strings.IndexByte(rest, '?')
 	if q < 0 {
@@ -145,12 +435,33 @@ func Redact(raw string) string {
 	}
 	params := strings.Split(query, "&")
 	for i, p := range params {
-		name, _, hasValue := strings.Cut(p, "=")
-		if hasValue && looksSecret(name) {
+		name, value, hasValue := strings.Cut(p, "=")
+		switch {
+		case !hasValue:
+		case looksSecret(name):
 			params[i] = name + "=REDACTED"
+		case strings.Contains(value, "@") || strings.Contains(value, "%"):
+			// A URL in a value (such as an endpoint) may carry
+			// credentials, also percent-encoded.
+			decoded, err := url.QueryUnescape(value)
+			if err != nil {
+				decoded = value
+			}
+			if r := Redact(decoded); r != decoded {
+				params[i] = name + "=" + escapeValue(r)
+			}
 		}
 	}
 	return prefix + path + "?" + strings.Join(params, "&") + fragment
+}
+
+// authorityEnd returns the index of the first '/', '?' or '#' in s, or
+// len(s).
+func authorityEnd(s string) int {
+	if end := strings.IndexAny(s, "/?#"); end >= 0 {
+		return end
+	}
+	return len(s)
 }
 
 func looksSecret(name string) bool {

@@ -16,8 +16,8 @@ import (
 // A Store is safe for concurrent use. It owns fencing, validation,
 // checksums and retries; the Backend only stores bytes.
 type Store struct {
-	b     Backend
-	opts  Options
+	b        Backend
+	opts     Options
 	probe    probeState
 	cache    manifestCache
 	versions *versionCache
