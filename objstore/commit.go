@@ -153,6 +153,13 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		}
 		entry := LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
 		next := base.next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
+		if needsFold(next) {
+			folded, err := s.fold(ctx, next)
+			if err != nil {
+				return Commit{}, c.fail(ambiguous, lastErr, err)
+			}
+			next = folded
+		}
 		_, err := s.putManifest(ctx, next, etag)
 		if err == nil {
 			return c.result(next, next.Last, false), nil
@@ -208,7 +215,7 @@ func (c *commit) result(m *Manifest, e LogEntry, recovered bool) Commit {
 	for _, ch := range c.puts {
 		if en, ok := c.entries[ch.Key]; ok {
 			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})
-		} else if v, ok := m.versionOf(ch.Key); ok && strings.HasSuffix(v.Object, "-"+c.id) {
+		} else if v, ok, _ := m.overlayVersion(ch.Key); ok && strings.HasSuffix(v.Object, "-"+c.id) {
 			out.Versions = append(out.Versions, v)
 		}
 	}

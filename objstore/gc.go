@@ -32,16 +32,25 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if grace < 0 {
 		return res, &InvalidError{What: "grace", Value: grace.String(), Reason: "negative"}
 	}
-	m, err := s.Manifest(ctx, domain)
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	sn, err := s.Snapshot(ctx, domain)
 	if err != nil {
 		return res, err
 	}
-	if m == nil {
-		return res, fmt.Errorf("objstore: collect %q: domain has no manifest: %w", domain, ErrNotFound)
+	m := sn.m
+	versions, err := sn.List(ctx)
+	if err != nil {
+		return res, err
 	}
-	live := make(map[string]bool, len(m.Keys))
-	for _, e := range m.Keys {
-		live[e.Version] = true
+	live := make(map[string]bool, len(versions)+len(m.Shards))
+	byKey := make(map[string]Version, len(versions))
+	for _, v := range versions {
+		live[v.Object] = true
+		byKey[v.Key] = v
+	}
+	for _, r := range m.Shards {
+		live[r.Object] = true
 	}
 	cutoff := s.opts.Now().Add(-grace)
 	var doomed []string
@@ -57,8 +66,8 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 			return nil
 		}
 		unreferencedSince := m.Last.Time
-		if e, ok := m.Keys[key]; ok {
-			unreferencedSince = e.Committed
+		if v, ok := byKey[key]; ok {
+			unreferencedSince = v.Committed
 		}
 		if o.Modified.Before(cutoff) && unreferencedSince.Before(cutoff) {
 			doomed = append(doomed, o.Key)
@@ -69,6 +78,23 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	})
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list versions: %w", domain, err)
+	}
+	// Shards the manifest no longer names were replaced by a fold no later
+	// than its last commit.
+	err = s.b.List(ctx, domain+shardDir, func(o ObjectInfo) error {
+		res.Scanned++
+		switch {
+		case live[o.Key]:
+			res.Live++
+		case o.Modified.Before(cutoff) && m.Last.Time.Before(cutoff):
+			doomed = append(doomed, o.Key)
+		default:
+			res.Kept++
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("objstore: collect %q: list shards: %w", domain, err)
 	}
 	for _, k := range doomed {
 		if err := s.b.Delete(ctx, k); err != nil {

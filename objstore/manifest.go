@@ -10,9 +10,14 @@ import (
 	"time"
 )
 
-// ManifestFormatV1 is the format tag of version 1 manifests. A reader that
-// meets any other tag refuses the manifest rather than guess.
-const ManifestFormatV1 = "fence.manifest/v1"
+// Manifest format tags. A reader that meets any other tag refuses the
+// manifest rather than guess. A manifest is written as v1 while its domain
+// has no shards, so builds that read only v1 keep working on small
+// domains; it becomes v2 once its keys are folded into shards.
+const (
+	ManifestFormatV1 = "fence.manifest/v1"
+	ManifestFormatV2 = "fence.manifest/v2"
+)
 
 // maxManifestSize bounds how much of a manifest object is read.
 const maxManifestSize = 256 << 20
@@ -27,8 +32,12 @@ type Manifest struct {
 	Highest uint64           `json:"highest_token"`
 	Seq     uint64           `json:"seq"` // commits applied so far; the manifest's version
 	Last    LogEntry         `json:"last_commit"`
-	Keys    map[string]Entry `json:"keys"`
-	Log     []LogEntry       `json:"log"` // oldest first, at most Options.LogLimit
+	// Keys holds every live key when Shards is empty (format v1). With
+	// shards (format v2) it is an overlay of recent changes on top of
+	// them, where a Deleted entry is a tombstone.
+	Keys   map[string]Entry `json:"keys"`
+	Shards []ShardRef       `json:"shards,omitempty"`
+	Log    []LogEntry       `json:"log"` // oldest first, at most Options.LogLimit
 }
 
 // Entry is the current version of one live key.
@@ -38,6 +47,9 @@ type Entry struct {
 	SHA256    string    `json:"sha256"` // lower-case hex
 	Token     uint64    `json:"token"`
 	Committed time.Time `json:"committed"`
+	// Deleted marks a tombstone in a v2 manifest's overlay: the key was
+	// deleted by the commit at Token. Version, Size and SHA256 are empty.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // LogEntry records one commit.
@@ -55,6 +67,7 @@ type LogEntry struct {
 func (m *Manifest) clone() *Manifest {
 	c := *m
 	c.Keys = maps.Clone(m.Keys)
+	c.Shards = slices.Clone(m.Shards)
 	c.Log = slices.Clone(m.Log)
 	return &c
 }
@@ -79,23 +92,24 @@ func (m *Manifest) covers(seq uint64) bool {
 	return len(m.Log) > 0 && m.Log[0].Seq <= seq+1
 }
 
-// versionOf returns the public Version of key.
-func (m *Manifest) versionOf(key string) (Version, bool) {
-	e, ok := m.Keys[key]
-	if !ok {
-		return Version{}, false
+// overlayVersion looks key up in the manifest itself. found reports
+// whether the manifest decides the key without reading a shard: the key
+// is there (live, or a tombstone: ok false), or the manifest has no
+// shards.
+func (m *Manifest) overlayVersion(key string) (v Version, ok, found bool) {
+	e, in := m.Keys[key]
+	switch {
+	case in && e.Deleted:
+		return Version{}, false, true
+	case in:
+		return e.version(key), true, true
+	default:
+		return Version{}, false, len(m.Shards) == 0
 	}
-	return Version{Key: key, Object: e.Version, Size: e.Size, SHA256: e.SHA256, Token: e.Token, Committed: e.Committed}, true
 }
 
-// versions returns every live key's version, sorted by key.
-func (m *Manifest) versions() []Version {
-	out := make([]Version, 0, len(m.Keys))
-	for _, k := range slices.Sorted(maps.Keys(m.Keys)) {
-		v, _ := m.versionOf(k)
-		out = append(out, v)
-	}
-	return out
+func (e Entry) version(key string) Version {
+	return Version{Key: key, Object: e.Version, Size: e.Size, SHA256: e.SHA256, Token: e.Token, Committed: e.Committed}
 }
 
 // next returns a copy of m with one commit applied. It does not modify m.
@@ -108,8 +122,13 @@ func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[st
 		Keys:    make(map[string]Entry, len(m.Keys)+len(puts)),
 	}
 	maps.Copy(n.Keys, m.Keys)
+	n.Shards = m.Shards
 	for _, k := range deletes {
-		delete(n.Keys, k)
+		if len(n.Shards) == 0 {
+			delete(n.Keys, k)
+		} else {
+			n.Keys[k] = Entry{Deleted: true, Token: token, Committed: entry.Time}
+		}
 	}
 	for k, e := range puts {
 		e.Committed = entry.Time
@@ -125,8 +144,14 @@ func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[st
 	return n
 }
 
-// EncodeManifest returns m's canonical encoding: compact JSON, one line.
+// EncodeManifest returns m's canonical encoding: compact JSON, one line,
+// format v1 when m has no shards and v2 otherwise.
 func EncodeManifest(m *Manifest) ([]byte, error) {
+	if len(m.Shards) == 0 {
+		m.Format = ManifestFormatV1
+	} else {
+		m.Format = ManifestFormatV2
+	}
 	data, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("objstore: encode manifest of %q: %w", m.Domain, err)
@@ -152,12 +177,12 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, bad("not a JSON manifest", err)
 	}
-	if probe.Format != ManifestFormatV1 {
-		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q)", probe.Format, ManifestFormatV1), nil)
+	if probe.Format != ManifestFormatV1 && probe.Format != ManifestFormatV2 {
+		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q and %q)", probe.Format, ManifestFormatV1, ManifestFormatV2), nil)
 	}
 	m := new(Manifest)
 	if err := json.Unmarshal(data, m); err != nil {
-		return nil, bad("fields do not match format "+ManifestFormatV1, err)
+		return nil, bad("fields do not match format "+probe.Format, err)
 	}
 	if m.Domain != domain {
 		return nil, bad(fmt.Sprintf("records domain %q, expected %q", m.Domain, domain), nil)
@@ -171,26 +196,21 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 	if m.Keys == nil {
 		m.Keys = map[string]Entry{}
 	}
+	switch {
+	case m.Format == ManifestFormatV1 && len(m.Shards) > 0:
+		return nil, bad("a v1 manifest has shards", nil)
+	case m.Format == ManifestFormatV2 && len(m.Shards) == 0:
+		return nil, bad("a v2 manifest has no shards", nil)
+	}
+	if reason := validateShardRefs(domain, m.Shards); reason != "" {
+		return nil, bad(reason, nil)
+	}
 	for k, e := range m.Keys {
-		if err := ValidateKey(k); err != nil {
-			return nil, bad(fmt.Sprintf("live key %q is invalid", k), err)
+		if e.Deleted && len(m.Shards) == 0 {
+			return nil, bad(fmt.Sprintf("key %q is a tombstone in a manifest without shards", k), nil)
 		}
-		d, vk, tok, _, err := ParseVersionKey(e.Version)
-		if err != nil {
-			return nil, bad(fmt.Sprintf("key %q names a malformed version", k), err)
-		}
-		switch {
-		case d != domain || vk != k:
-			return nil, bad(fmt.Sprintf("key %q names version %q of another key or domain", k, e.Version), nil)
-		case tok != e.Token:
-			return nil, bad(fmt.Sprintf("key %q: token %d disagrees with its version %q", k, e.Token, e.Version), nil)
-		case e.Token > m.Highest:
-			return nil, bad(fmt.Sprintf("key %q: token %d is above highest_token %d", k, e.Token, m.Highest), nil)
-		case e.Size < 0:
-			return nil, bad(fmt.Sprintf("key %q: negative size", k), nil)
-		}
-		if raw, err := hex.DecodeString(e.SHA256); err != nil || len(raw) != 32 {
-			return nil, bad(fmt.Sprintf("key %q: sha256 %q is not 64 hex digits", k, e.SHA256), nil)
+		if reason, err := checkEntry(domain, m.Highest, k, e); reason != "" {
+			return nil, bad(reason, err)
 		}
 	}
 	for i, l := range m.Log {
@@ -199,4 +219,38 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkEntry checks one key's entry against its domain and the highest
+// token. It returns a reason, and the underlying error if any, when the
+// entry cannot be trusted.
+func checkEntry(domain string, highest uint64, k string, e Entry) (string, error) {
+	if err := ValidateKey(k); err != nil {
+		return fmt.Sprintf("live key %q is invalid", k), err
+	}
+	if e.Token == 0 || e.Token > highest {
+		return fmt.Sprintf("key %q: token %d is outside 1..highest_token %d", k, e.Token, highest), nil
+	}
+	if e.Deleted {
+		if e.Version != "" || e.Size != 0 || e.SHA256 != "" {
+			return fmt.Sprintf("key %q: a tombstone names a version", k), nil
+		}
+		return "", nil
+	}
+	d, vk, tok, _, err := ParseVersionKey(e.Version)
+	if err != nil {
+		return fmt.Sprintf("key %q names a malformed version", k), err
+	}
+	switch {
+	case d != domain || vk != k:
+		return fmt.Sprintf("key %q names version %q of another key or domain", k, e.Version), nil
+	case tok != e.Token:
+		return fmt.Sprintf("key %q: token %d disagrees with its version %q", k, e.Token, e.Version), nil
+	case e.Size < 0:
+		return fmt.Sprintf("key %q: negative size", k), nil
+	}
+	if raw, err := hex.DecodeString(e.SHA256); err != nil || len(raw) != 32 {
+		return fmt.Sprintf("key %q: sha256 %q is not 64 hex digits", k, e.SHA256), nil
+	}
+	return "", nil
 }

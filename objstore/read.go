@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Reads need no lease and no token: they read the manifest, then the
@@ -48,15 +52,60 @@ func (sn *Snapshot) Highest() uint64 { return sn.m.Highest }
 // Seq returns the manifest version the snapshot pins.
 func (sn *Snapshot) Seq() uint64 { return sn.m.Seq }
 
-// List returns the live keys at the snapshot, sorted by key.
-func (sn *Snapshot) List() []Version { return sn.m.versions() }
+// List returns the live keys at the snapshot, sorted by key. For a domain
+// kept in shards it reads every shard it has not seen before.
+func (sn *Snapshot) List(ctx context.Context) ([]Version, error) {
+	m := sn.m
+	all := make(map[string]Entry, len(m.Keys))
+	if len(m.Shards) > 0 {
+		docs := make([]*shardDoc, len(m.Shards))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(sn.s.opts.UploadParallelism)
+		for i, ref := range m.Shards {
+			g.Go(func() error {
+				d, err := sn.s.loadShard(gctx, m, ref)
+				docs[i] = d
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			maps.Copy(all, d.Keys)
+		}
+	}
+	for k, e := range m.Keys {
+		if e.Deleted {
+			delete(all, k)
+		} else {
+			all[k] = e
+		}
+	}
+	out := make([]Version, 0, len(all))
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, all[k].version(k))
+	}
+	return out, nil
+}
 
 // Version returns key's version at the snapshot.
-func (sn *Snapshot) Version(key string) (Version, error) {
+func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
 	if err := ValidateKey(key); err != nil {
 		return Version{}, err
 	}
-	v, ok := sn.m.versionOf(key)
+	v, ok, found := sn.m.overlayVersion(key)
+	if !found {
+		ref := sn.m.Shards[shardIndex(sn.m.Shards, keyBits(key))]
+		d, err := sn.s.loadShard(ctx, sn.m, ref)
+		if err != nil {
+			return Version{}, err
+		}
+		var e Entry
+		if e, ok = d.Keys[key]; ok {
+			v = e.version(key)
+		}
+	}
 	if !ok {
 		return Version{}, fmt.Errorf("objstore: key %q is not live in domain %q (manifest seq %d): %w", key, sn.domain, sn.m.Seq, ErrNotFound)
 	}
@@ -67,7 +116,7 @@ func (sn *Snapshot) Version(key string) (Version, error) {
 // SHA-256 as it is read and fails with ErrIntegrity at the end if they
 // differ from the manifest's record.
 func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
-	v, err := sn.Version(key)
+	v, err := sn.Version(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +173,7 @@ func (s *Store) ReadAll(ctx context.Context, domain, key string) ([]byte, Versio
 	if err != nil {
 		return nil, Version{}, err
 	}
-	v, err := sn.Version(key)
+	v, err := sn.Version(ctx, key)
 	if err != nil {
 		return nil, Version{}, err
 	}
@@ -138,7 +187,7 @@ func (s *Store) List(ctx context.Context, domain string) ([]Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sn.List(), nil
+	return sn.List(ctx)
 }
 
 // Highest returns domain's highest accepted token, or 0 when nothing was

@@ -21,6 +21,7 @@ type Store struct {
 	probe    probeState
 	cache    manifestCache
 	versions *versionCache
+	shards   shardCache
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

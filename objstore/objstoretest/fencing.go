@@ -470,7 +470,11 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range sn.List() {
+	listed, err := sn.List(tctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range listed {
 		if got, err := sn.ReadAll(tctx(t), v.Key); err != nil || string(got) != fmt.Sprint("v2 ", i) {
 			t.Fatalf("after the commit, %s = %q, %v", v.Key, got, err)
 		}
@@ -493,8 +497,8 @@ func testSnapshotPinned(t *testing.T, s *objstore.Store, _ *faulty) {
 			t.Fatalf("snapshot read %s = %q, %v; want %q", k, got, err, want)
 		}
 	}
-	if sn.Highest() != 1 || len(sn.List()) != 2 {
-		t.Fatalf("snapshot highest %d, %d keys", sn.Highest(), len(sn.List()))
+	if listed, err := sn.List(tctx(t)); sn.Highest() != 1 || len(listed) != 2 || err != nil {
+		t.Fatalf("snapshot highest %d, %d keys, %v", sn.Highest(), len(listed), err)
 	}
 	mustRead(t, s, "d", "a", "a2")
 }
