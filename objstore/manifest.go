@@ -27,11 +27,11 @@ const maxManifestSize = 256 << 20
 // commits. It is the object that serializes the domain: every commit is one
 // conditional write of it. See docs/manifest.md for the format.
 type Manifest struct {
-	Format  string           `json:"format"`
-	Domain  string           `json:"domain"`
-	Highest uint64           `json:"highest_token"`
-	Seq     uint64           `json:"seq"` // commits applied so far; the manifest's version
-	Last    LogEntry         `json:"last_commit"`
+	Format  string   `json:"format"`
+	Domain  string   `json:"domain"`
+	Highest uint64   `json:"highest_token"`
+	Seq     uint64   `json:"seq"` // commits applied so far; the manifest's version
+	Last    LogEntry `json:"last_commit"`
 	// Keys holds every live key when Shards is empty (format v1). With
 	// shards (format v2) it is an overlay of recent changes on top of
 	// them, where a Deleted entry is a tombstone.
