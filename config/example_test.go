@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 
 	"github.com/fencedstore/fence/config"
 	"github.com/fencedstore/fence/coord"
@@ -40,5 +42,39 @@ func ExampleRedact() {
 	fmt.Println(err)
 	// Output:
 	// s3://bucket/prefix?region=eu-west-1&session_token=REDACTED
-	// config: URL "s3://bucket/prefix": s3:// URLs (S3 buckets) are not supported yet; supported: file://PATH, mem://[NAME]
+	// config: URL "s3://bucket/prefix": credentials in URLs are not accepted: fence takes credentials only from the standard AWS chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE and the shared credentials file, or an instance or task role), never from URLs
+}
+
+// Create what a store needs, then check it, as `fence init` and `fence
+// doctor` do. With s3:// or minio:// URLs Init creates the bucket, and
+// with a dynamodb:// coordinator the table.
+func ExampleDoctor() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "fence-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	store := "file://" + filepath.Join(dir, "store")
+
+	created, err := config.Init(ctx, store, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(created[0].Kind, "created:", created[0].Created)
+
+	checks, err := config.Doctor(ctx, store, "", &config.DoctorOptions{Domain: "example/doctor"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range checks {
+		fmt.Println(c.Status, c.Name)
+	}
+	// Output:
+	// directory created: true
+	// ok store reachable
+	// ok directory exists
+	// ok conditional writes honoured
+	// ok coordinator reachable
+	// ok test acquisition and release
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 )
 
@@ -114,11 +115,20 @@ func TestOpenErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"unsupported", func() error { _, err := OpenBackend(ctx, "gs://u:s3cr3t@bucket"); return err }, true, `"gs://bucket"`},
-		{"planned", func() error { _, err := OpenBackend(ctx, "s3://u:s3cr3t@bucket"); return err }, true, "not supported yet"},
+		{"s3 credentials", func() error { _, err := OpenBackend(ctx, "s3://u:s3cr3t@bucket"); return err }, true, "credentials in URLs are not accepted"},
+		{"minio credentials", func() error {
+			_, err := OpenBackend(ctx, "minio://bucket?endpoint=http://u:s3cr3t@127.0.0.1:9000")
+			return err
+		}, true, "credentials in URLs are not accepted"},
+		{"dynamodb as store", func() error { _, err := OpenBackend(ctx, "dynamodb://table"); return err }, true, "not an object store"},
 		{"no scheme", func() error { _, err := OpenBackend(ctx, "fence-data"); return err }, true, "file://fence-data"},
 		{"file is not a directory", func() error { _, err := OpenBackend(ctx, "file://"+file.Name()); return err }, false, file.Name()},
 		{"canceled", func() error { _, err := OpenBackend(canceled, "mem://"); return err }, false, "canceled"},
-		{"coord planned", func() error { _, err := OpenCoordinator(ctx, "dynamodb://u:s3cr3t@table", nil); return err }, true, "not supported yet"},
+		{"coord credentials", func() error { _, err := OpenCoordinator(ctx, "dynamodb://u:s3cr3t@table", nil); return err }, true, "credentials in URLs are not accepted"},
+		{"coord secret parameter", func() error {
+			_, err := OpenCoordinator(ctx, "dynamodb://table?secret_access_key=s3cr3t", nil)
+			return err
+		}, true, "looks like a credential"},
 		{"coord without store", func() error { _, err := OpenCoordinator(ctx, "", nil); return err }, false, "no store"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,4 +189,51 @@ func TestOpenCoordinator(t *testing.T) {
 			put(t, store, "after", "x")
 		})
 	}
+}
+
+// Remote URLs open the right backend or coordinator, sending nothing.
+func TestOpenRemote(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("AWS_REGION", "eu-west-1")
+	for _, tt := range []struct{ url, location string }{
+		{"s3://bucket/p/q?endpoint=http://127.0.0.1:9000&path_style=true", "s3://bucket/p/q@http://127.0.0.1:9000"},
+		{"s3://bucket?region=eu-central-1", "s3://bucket@https://s3.eu-central-1.amazonaws.com"},
+		{"minio://bucket/p?endpoint=http://127.0.0.1:9000", "minio://bucket/p@http://127.0.0.1:9000"},
+		{"minio://bucket?endpoint=https://minio.example.com:9000&sse=AES256", "minio://bucket@https://minio.example.com:9000"},
+	} {
+		b, err := OpenBackend(ctx, tt.url)
+		if err != nil {
+			t.Errorf("OpenBackend(%q): %v", tt.url, err)
+			continue
+		}
+		if got := b.(objstore.Locator).Location(); got != tt.location {
+			t.Errorf("OpenBackend(%q) writes to %q, want %q", tt.url, got, tt.location)
+		}
+		b.Close()
+	}
+
+	c, err := OpenCoordinator(ctx, "dynamodb://fence-leases?endpoint=http://127.0.0.1:8000&region=us-east-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc, ok := c.(*dynamocoord.Coordinator); !ok || dc.Table() != "fence-leases" {
+		t.Errorf("OpenCoordinator(dynamodb://fence-leases) = %T %v", c, c)
+	}
+	if _, ok := LeaseBackend(c); ok {
+		t.Error("LeaseBackend of a DynamoDB coordinator")
+	}
+	if err := CloseCoordinator(c); err != nil {
+		t.Error(err)
+	}
+
+	// A store URL as the coordinator: bucket leases in that bucket.
+	c, err = OpenCoordinator(ctx, "minio://leases?endpoint=http://127.0.0.1:9000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, ok := LeaseBackend(c)
+	if !ok || lb.(objstore.Locator).Location() != "minio://leases@http://127.0.0.1:9000" {
+		t.Errorf("LeaseBackend = %v, %t", lb, ok)
+	}
+	CloseCoordinator(c)
 }

@@ -25,7 +25,7 @@ rejected A's write and the reader saw B's bytes. Tokens keep rising across
 runs. A run takes about --ttl, while B waits for A's lease to expire.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, c, closeAll, err := a.open(cmd, true)
+			store, c, closeAll, err := a.open(cmd, allWrites)
 			if err != nil {
 				return err
 			}

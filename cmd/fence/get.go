@@ -20,7 +20,7 @@ manifest; with -o, FILE is only created once they match.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain, key := args[0], args[1]
-			store, _, closeAll, err := a.open(cmd, false)
+			store, _, closeAll, err := a.open(cmd, readOnly)
 			if err != nil {
 				return err
 			}

@@ -53,7 +53,7 @@ released earlier.`,
 			if holder == "" {
 				holder = defaultHolder()
 			}
-			store, c, closeAll, err := a.open(cmd, true)
+			store, c, closeAll, err := a.open(cmd, allWrites)
 			if err != nil {
 				return err
 			}
@@ -146,7 +146,7 @@ taken over fails with exit 1.`,
 			if err != nil {
 				return err
 			}
-			_, c, closeAll, err := a.open(cmd, true)
+			_, c, closeAll, err := a.open(cmd, leaseWrites)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ func (a *app) lsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain := args[0]
-			store, _, closeAll, err := a.open(cmd, false)
+			store, _, closeAll, err := a.open(cmd, readOnly)
 			if err != nil {
 				return err
 			}

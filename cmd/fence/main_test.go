@@ -45,10 +45,11 @@ func testMain(m *testing.M) int {
 // cli runs fence processes against one temporary file:// store, from a
 // temporary working directory, with no FENCE_* variables but its own.
 type cli struct {
-	t     *testing.T
-	store string
-	dir   string
-	env   []string
+	t      *testing.T
+	store  string
+	dir    string
+	env    []string
+	global []string // flags put before every command, such as --coord
 }
 
 func newCLI(t *testing.T) *cli {
@@ -69,6 +70,7 @@ func (r result) String() string {
 // as input.
 func (c *cli) run(stdin string, args ...string) result {
 	c.t.Helper()
+	args = append(append([]string(nil), c.global...), args...)
 	if c.store != "" {
 		args = append([]string{"--store", c.store}, args...)
 	}
@@ -140,7 +142,12 @@ func tok(n uint64) string { return strconv.FormatUint(n, 10) }
 // a short TTL, a second holder that waits for its expiry and takes over,
 // the first holder's token rejected before the second one wrote anything.
 func TestStaleTokenRejected(t *testing.T) {
-	c := newCLI(t)
+	staleTokenRejected(t, newCLI(t))
+}
+
+// staleTokenRejected runs the stale-holder sequence with c's store and
+// coordinator.
+func staleTokenRejected(t *testing.T, c *cli) {
 	t1 := c.acquire("d", "--ttl", "1s", "--holder", "alice")
 	// bob waits on alice's expiry; nothing in the test sleeps.
 	t2 := c.acquire("d", "--ttl", "10s", "--holder", "bob", "--wait", "--timeout", "30s")

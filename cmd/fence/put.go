@@ -30,7 +30,7 @@ domain has accepted a higher one (a newer lease holder took over).`,
 				return err
 			}
 			defer closeBody()
-			store, _, closeAll, err := a.open(cmd, false)
+			store, _, closeAll, err := a.open(cmd, storeWrites)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,9 +20,10 @@ import (
 
 // Environment variables the CLI reads. Flags win over them.
 const (
-	envStore = "FENCE_STORE"
-	envCoord = "FENCE_COORD"
-	envToken = "FENCE_TOKEN"
+	envStore     = "FENCE_STORE"
+	envCoord     = "FENCE_COORD"
+	envToken     = "FENCE_TOKEN"
+	envSkipProbe = "FENCE_UNSAFE_SKIP_PROBE"
 )
 
 // app holds the global flags and the process's standard streams.
@@ -31,14 +33,29 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 
-	storeURL string
-	coordURL string
-	json     bool
+	// openBackend opens a store URL; tests replace it.
+	openBackend func(context.Context, string) (objstore.Backend, error)
+
+	storeURL  string
+	coordURL  string
+	json      bool
+	skipProbe bool
+	warned    bool // the --unsafe-skip-probe warning was printed
 }
 
 // run executes the fence command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return newApp(stdin, stdout, stderr).run(ctx, args)
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openBackend: config.OpenBackend}
+}
+
+// run executes the fence command line args and returns the exit code.
+func (a *app) run(ctx context.Context, args []string) int {
+	a.ctx = ctx
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -64,7 +81,20 @@ func (a *app) rootCmd() *cobra.Command {
 store accepts only with the domain's current token, so a holder that
 paused past its lease cannot overwrite its successor's work.
 
-Start with 'fence demo'.
+Start with 'fence demo'. With S3, MinIO or DynamoDB, run 'fence init' to
+create the bucket and table, then 'fence doctor' to check them.
+
+Store URLs (--store):
+  file://PATH                 a local directory (default ./fence-data)
+  mem://[NAME]                memory of this process (tests)
+  s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true&sse=...]
+  minio://BUCKET[/PREFIX]?endpoint=http://HOST:PORT[&region=R]
+Coordinator URLs (--coord):
+  (empty)                     lease records kept in the store
+  dynamodb://TABLE[?endpoint=URL&region=R]
+  any store URL               lease records kept in that store
+Credentials come only from the AWS chain (AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), never from URLs.
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 fenced (the store rejected the
 token), 4 lease held by another holder.`,
@@ -76,10 +106,11 @@ token), 4 lease held by another holder.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"); "+config.Supported)
-	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"); default: lease records kept in the store")
+	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
+	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd())
+	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.initCmd(), a.doctorCmd())
 	return root
 }
 
@@ -104,24 +135,105 @@ func (a *app) resolve(cmd *cobra.Command, flag, env string) string {
 	return ""
 }
 
-// open opens the store, and the coordinator when withCoord. The returned
+// access says what a command does with the store and the coordinator.
+type access struct {
+	coord       bool // open the coordinator
+	writeStore  bool // write objects through the store
+	writeLeases bool // write lease records
+}
+
+var (
+	readOnly    = access{}
+	storeWrites = access{writeStore: true}
+	leaseWrites = access{coord: true, writeLeases: true}
+	allWrites   = access{coord: true, writeStore: true, writeLeases: true}
+)
+
+// open opens the store, and the coordinator when acc.coord. The returned
 // function closes what was opened.
-func (a *app) open(cmd *cobra.Command, withCoord bool) (*objstore.Store, coord.Coordinator, func(), error) {
+//
+// Before a command writes, every backend it writes to must pass the
+// capability probe (objstore.Probe), so that a store ignoring conditional
+// writes is refused before anything is written, lease records included.
+// The probe runs here, once; the Store then skips its own. With
+// --unsafe-skip-probe it does not run, and a warning says so.
+func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coordinator, func(), error) {
 	ctx := cmd.Context()
-	b, err := config.OpenBackend(ctx, a.resolve(cmd, "store", envStore))
+	skip, err := a.unsafeSkipProbe(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if skip && (acc.writeStore || acc.writeLeases) {
+		a.warnUnsafe()
+	}
+	storeURL, coordURL := a.resolve(cmd, "store", envStore), a.resolve(cmd, "coord", envCoord)
+	b, err := a.openBackend(ctx, storeURL)
 	if err != nil {
 		return nil, nil, nil, fail(err)
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder()})
-	if !withCoord {
+	if !skip && (acc.writeStore || acc.writeLeases && coordURL == "") {
+		if err := probe(ctx, "store", storeURL, b); err != nil {
+			_ = b.Close()
+			return nil, nil, nil, err
+		}
+	}
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: acc.writeStore})
+	if !acc.coord {
 		return store, nil, func() { _ = store.Close() }, nil
 	}
-	c, err := config.OpenCoordinator(ctx, a.resolve(cmd, "coord", envCoord), b)
+	c, err := config.OpenCoordinator(ctx, coordURL, b)
 	if err != nil {
 		_ = store.Close()
 		return nil, nil, nil, fail(err)
 	}
-	return store, c, func() { _ = config.CloseCoordinator(c); _ = store.Close() }, nil
+	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
+	if lb, ok := config.LeaseBackend(c); ok && acc.writeLeases && !skip {
+		if err := probe(ctx, "lease store", coordURL, lb); err != nil {
+			closeAll()
+			return nil, nil, nil, err
+		}
+	}
+	return store, c, closeAll, nil
+}
+
+// probe runs the capability probe on b, which what (at rawURL) names.
+// A store that ignores conditional writes fails with exit 1.
+func probe(ctx context.Context, what, rawURL string, b objstore.Backend) error {
+	err := objstore.Probe(ctx, b)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%s %s: %w", what, config.Redact(rawURL), err)
+	if errors.Is(err, objstore.ErrNotFound) {
+		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
+	}
+	return fail(err)
+}
+
+// unsafeSkipProbe resolves --unsafe-skip-probe and FENCE_UNSAFE_SKIP_PROBE.
+func (a *app) unsafeSkipProbe(cmd *cobra.Command) (bool, error) {
+	if f := cmd.Flags().Lookup("unsafe-skip-probe"); f != nil && f.Changed {
+		return a.skipProbe, nil
+	}
+	v := a.getenv(envSkipProbe)
+	if v == "" {
+		return false, nil
+	}
+	skip, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, usage("%s=%q: want 1 or 0", envSkipProbe, v)
+	}
+	return skip, nil
+}
+
+// warnUnsafe prints, once, the warning of --unsafe-skip-probe.
+func (a *app) warnUnsafe() {
+	if a.warned {
+		return
+	}
+	a.warned = true
+	fmt.Fprintln(a.stderr, "fence: WARNING: --unsafe-skip-probe ("+envSkipProbe+"): not checking that the store honours conditional writes.")
+	fmt.Fprintln(a.stderr, "fence: WARNING: if it ignores them, fencing does NOTHING: a stale holder's writes are NOT rejected and can overwrite newer data.")
 }
 
 // token returns the token from --token, or from FENCE_TOKEN when the flag

@@ -1,11 +1,13 @@
 package miniostore
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestEnsureBucket(t *testing.T) {
@@ -44,7 +46,9 @@ func TestEnsureBucket(t *testing.T) {
 
 func TestBucketErrors(t *testing.T) {
 	_, opts := testEndpoint(t)
-	ctx := t.Context()
+	// minio-go retries a refused connection for about 5 seconds.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
 	// An endpoint nothing listens on: an error, not "missing".
 	b, err := Open("http://127.0.0.1:1", "fence-unreachable", "", &opts)
 	if err != nil {
