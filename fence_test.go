@@ -3,6 +3,7 @@ package fence_test
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,27 @@ func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 	}
 	if st.Held(time.Now()) {
 		t.Fatalf("lease kept after fencing failed: %+v", st)
+	}
+}
+
+// ignoresConditions drops every precondition, as some proxies do.
+type ignoresConditions struct{ objstore.Backend }
+
+func (b ignoresConditions) Put(ctx context.Context, key string, r io.Reader, size int64, _ objstore.PutOptions) (objstore.ObjectInfo, error) {
+	return b.Backend.Put(ctx, key, r, size, objstore.PutOptions{})
+}
+
+// A store that ignores conditional writes is refused before the lease
+// record (kept in the same bucket) is written.
+func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
+	mem := memstore.New()
+	unsafe := ignoresConditions{mem}
+	store := objstore.New(unsafe, nil)
+	_, err := fence.Acquire(context.Background(), store, bucketlease.New(unsafe, nil), "d", nil)
+	if !errors.Is(err, objstore.ErrUnsafeStore) {
+		t.Fatalf("err = %v, want ErrUnsafeStore", err)
+	}
+	if keys := mem.Keys(); len(keys) != 0 {
+		t.Fatalf("refused store was written to: %v", keys)
 	}
 }

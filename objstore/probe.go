@@ -29,6 +29,12 @@ type probeState struct {
 	done bool
 }
 
+// Probe runs the capability probe on the Store's backend unless it already
+// passed for this Store or this backend's location, or Options.SkipProbe
+// is set. Commits call it before their first write; call it yourself
+// before writing anything else to the same backend (a lease record, say).
+func (s *Store) Probe(ctx context.Context) error { return s.ensureProbed(ctx) }
+
 // ensureProbed runs the capability probe unless it already passed for this
 // Store or this backend's location, or the caller opted out.
 func (s *Store) ensureProbed(ctx context.Context) error {
