@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) gcCmd() *cobra.Command {
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "gc DOMAIN [--grace 1h]",
+		Short: "Delete DOMAIN's versions and shards that no manifest needs any more",
+		Long: `gc deletes the versions that DOMAIN's manifest no longer names (superseded,
+deleted, or uploaded by a stale writer and never published) and shards that
+a later fold replaced, once they have been unreferenced for longer than
+--grace. Readers that take longer than --grace between reading the manifest
+and reading a version may then find it gone; pick a grace period above your
+slowest reader. gc needs no lease.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain := args[0]
+			store, _, closeAll, err := a.open(cmd, storeWrites)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			res, err := store.Collect(cmd.Context(), domain, grace)
+			if isNotFound(err) {
+				return &exitErr{code: exitError, err: fmt.Errorf("gc: not found: no such domain %q (nothing was ever committed to it)", domain)}
+			}
+			if err != nil {
+				return fail(fmt.Errorf("gc %q: %w", domain, err))
+			}
+			if a.json {
+				return a.printJSON(res)
+			}
+			fmt.Fprintf(a.stdout, "scanned %d objects: %d live, %d deleted, %d kept (unreferenced for less than %s)\n", res.Scanned, res.Live, res.Deleted, res.Kept, grace)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", time.Hour, "keep unreferenced objects younger than this")
+	return cmd
+}
