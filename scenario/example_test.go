@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
@@ -40,9 +41,10 @@ func ExampleStaleHolder() {
 	// fencing worked: true
 }
 
-// A holder's life on the embedded default (a local directory): acquire a
-// lease with the store's highest token as the floor, fence the domain on
-// takeover, commit with the token, read back. README.md shows this code.
+// A holder's life on the embedded default (a local directory): take the
+// lease with fence.Acquire (the store's highest token as the floor, then
+// fence on takeover), keep it alive with a session, commit with the token,
+// read back. README.md shows this code.
 func Example_holder() {
 	dir, err := os.MkdirTemp("", "fence-example-")
 	if err != nil {
@@ -60,24 +62,19 @@ func Example_holder() {
 	leases := bucketlease.New(b, nil) // lease records live in the same directory
 
 	const domain = "reports/monthly"
-	floor, err := store.Highest(ctx, domain)
-	if err != nil {
-		log.Fatal(err)
-	}
-	lease, err := coord.Acquire(ctx, leases, domain, &coord.AcquireOptions{
-		Holder: "worker-1", TTL: 10 * time.Second, Floor: floor, Wait: true,
+	lease, err := fence.Acquire(ctx, store, leases, domain, &fence.AcquireOptions{
+		Holder: "worker-1", TTL: 10 * time.Second, Wait: true,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer leases.Release(ctx, lease)
+	// The session renews the lease every TTL/3; its context ends before
+	// the lease could lapse unnoticed, so start no new work after that.
+	session := coord.NewSession(ctx, leases, lease, nil)
+	defer session.Release(ctx)
 
-	// Fence on takeover: from here on, writes with older tokens fail.
-	if _, err := store.Fence(ctx, domain, lease.Token); err != nil {
-		log.Fatal(err)
-	}
 	// One commit publishes both keys at once, or neither.
-	_, err = store.Commit(ctx, domain, lease.Token, []objstore.Change{
+	_, err = store.Commit(session.Ctx(), domain, lease.Token, []objstore.Change{
 		objstore.PutBytes("2026-01.csv", []byte("total,42\n")),
 		objstore.PutBytes("index.txt", []byte("2026-01.csv\n")),
 	}, nil)
