@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // AcquireOptions tunes Acquire. nil or zero fields mean defaults.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 func TestPollDelay(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // SessionOptions tunes a Session. nil or zero fields mean defaults.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // Commit publishes changes to domain atomically under token: either every
@@ -126,7 +128,7 @@ type commit struct {
 // deciding again until the write lands, the domain is fenced, or ctx ends.
 func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
 	s := c.s
-	bo := newBackoff()
+	bo := new(backoff.Backoff)
 	var (
 		ambiguous bool   // a manifest write may have landed unseen
 		ambBase   uint64 // the seq that the earliest such write was based on
@@ -171,7 +173,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 			s.opts.Logger.Debug("objstore: manifest changed, re-reading", "domain", c.domain, "commit", c.id)
 		case errors.Is(err, ErrConflict):
 			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
-			if werr := bo.wait(ctx); werr != nil {
+			if werr := bo.Wait(ctx); werr != nil {
 				return Commit{}, c.fail(ambiguous, lastErr, fmt.Errorf("objstore: commit %s to %q: %w (last error: %v)", c.id, c.domain, werr, err))
 			}
 		default:
@@ -180,7 +182,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 			}
 			ambiguous, lastErr = true, err
 			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
-			if werr := bo.wait(ctx); werr != nil {
+			if werr := bo.Wait(ctx); werr != nil {
 				return Commit{}, c.unknown(err)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // errStopList stops a List walk after its first object.
@@ -27,7 +29,7 @@ func (s *Store) cachedManifest(ctx context.Context, domain string) (*Manifest, s
 // back in, so that fails closed.
 func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, string, error) {
 	key := ManifestKey(domain)
-	bo := newBackoff()
+	bo := new(backoff.Backoff)
 	for {
 		m, etag, err := s.readManifestOnce(ctx, domain, key)
 		if !transient(ctx, err) {
@@ -39,7 +41,7 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 			return m, etag, err
 		}
 		s.opts.Logger.Debug("objstore: retrying manifest read", "domain", domain, "err", err)
-		if werr := bo.wait(ctx); werr != nil {
+		if werr := bo.Wait(ctx); werr != nil {
 			return nil, "", fmt.Errorf("objstore: read manifest %q: %w (last error: %v)", key, werr, err)
 		}
 	}

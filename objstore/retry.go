@@ -3,37 +3,7 @@ package objstore
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"time"
 )
-
-// backoff yields exponentially growing, fully jittered pauses between
-// retries. All retries of one operation share the caller's deadline, so no
-// loop is unbounded.
-type backoff struct {
-	base, max time.Duration
-	attempt   int
-}
-
-func newBackoff() *backoff { return &backoff{base: 10 * time.Millisecond, max: time.Second} }
-
-// wait sleeps for the next pause or until ctx ends.
-func (b *backoff) wait(ctx context.Context) error {
-	d := b.base << min(b.attempt, 16)
-	if d > b.max || d <= 0 {
-		d = b.max
-	}
-	b.attempt++
-	d = time.Duration(rand.Int64N(int64(d)) + 1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // withDeadline applies the store's default deadline when ctx has none.
 func (s *Store) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {

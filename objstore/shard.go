@@ -11,6 +11,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // Large domains keep their keys in shards: immutable, content-addressed
@@ -167,7 +169,7 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 		return &CorruptManifestError{Key: ref.Object, Reason: "shard: " + reason, Err: err}
 	}
 	var data []byte
-	bo := newBackoff()
+	bo := new(backoff.Backoff)
 	for {
 		rc, _, err := s.b.Get(ctx, ref.Object)
 		if err == nil {
@@ -183,7 +185,7 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 		if !transient(ctx, err) {
 			return nil, fmt.Errorf("objstore: read shard %q: %w", ref.Object, err)
 		}
-		if werr := bo.wait(ctx); werr != nil {
+		if werr := bo.Wait(ctx); werr != nil {
 			return nil, fmt.Errorf("objstore: read shard %q: %w (last error: %v)", ref.Object, werr, err)
 		}
 	}
@@ -234,7 +236,7 @@ func (s *Store) putShard(ctx context.Context, d *shardDoc) (ShardRef, error) {
 		return ShardRef{}, err
 	}
 	ref := ShardRef{Prefix: d.Prefix, Object: shardObject(d.Domain, data), Count: len(d.Keys)}
-	bo := newBackoff()
+	bo := new(backoff.Backoff)
 	for {
 		_, err := s.b.Put(ctx, ref.Object, bytes.NewReader(data), int64(len(data)), PutOptions{IfNoneMatch: true, ContentType: "application/json"})
 		if err == nil || errors.Is(err, ErrPreconditionFailed) {
@@ -244,7 +246,7 @@ func (s *Store) putShard(ctx context.Context, d *shardDoc) (ShardRef, error) {
 		if !transient(ctx, err) && !errors.Is(err, ErrConflict) {
 			return ShardRef{}, fmt.Errorf("objstore: write shard %q: %w", ref.Object, err)
 		}
-		if werr := bo.wait(ctx); werr != nil {
+		if werr := bo.Wait(ctx); werr != nil {
 			return ShardRef{}, fmt.Errorf("objstore: write shard %q: %w (last error: %v)", ref.Object, werr, err)
 		}
 	}

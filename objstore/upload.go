@@ -10,6 +10,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/fencedstore/fence/internal/backoff"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -48,7 +49,7 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 			canRewind = false
 		}
 	}
-	bo := newBackoff()
+	bo := new(backoff.Backoff)
 	for {
 		hr := &hashingReader{r: ch.Body, h: sha256.New()}
 		_, err := s.b.Put(ctx, vk, hr, ch.Size, PutOptions{IfNoneMatch: true})
@@ -73,7 +74,7 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (the body cannot be rewound for a retry; nothing was published)", ch.Key, vk, err)
 		}
 		s.opts.Logger.Debug("objstore: retrying version upload", "key", vk, "err", err)
-		if werr := bo.wait(ctx); werr != nil {
+		if werr := bo.Wait(ctx); werr != nil {
 			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %v)", ch.Key, vk, werr, err)
 		}
 		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/coord"
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 	"github.com/fencedstore/fence/objstore"
 )
 

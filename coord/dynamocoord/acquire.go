@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/fencedstore/fence/coord"
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 	"github.com/fencedstore/fence/objstore"
 )
 

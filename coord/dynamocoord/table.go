@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/fencedstore/fence/coord/internal/backoff"
+	"github.com/fencedstore/fence/internal/backoff"
 )
 
 // TableDeadline bounds CreateTable when its context has no deadline.

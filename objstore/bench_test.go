@@ -1,0 +1,226 @@
+package objstore_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/memstore"
+)
+
+// Benchmarks of the hot paths on the memory backend: they measure what
+// fence itself costs in CPU and allocations, with no network. The
+// side-by-side comparison with plain S3 calls is the bench package
+// (fence bench).
+
+const benchDomain = "bench/domain"
+
+// benchStore returns a Store on a fresh memory backend, probed and with
+// domain created, so that what follows is warm.
+func benchStore(b *testing.B) *objstore.Store {
+	b.Helper()
+	s := objstore.New(memstore.New(), nil)
+	if _, err := s.Put(b.Context(), benchDomain, "warm", 1, bytes.NewReader([]byte("x")), 1); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// fill commits n keys of 16 bytes to domain, 1,000 per commit.
+func fill(b *testing.B, s *objstore.Store, domain string, n int) {
+	b.Helper()
+	for i := 0; i < n; i += 1000 {
+		var changes []objstore.Change
+		for k := i; k < min(i+1000, n); k++ {
+			changes = append(changes, objstore.PutBytes(fmt.Sprintf("key-%06d", k), []byte(fmt.Sprintf("value-%09d", k))))
+		}
+		if _, err := s.Commit(b.Context(), domain, 1, changes, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPut1KiB is a warm one-key commit of 1 KiB: version upload and
+// manifest write, from the cached manifest.
+func BenchmarkPut1KiB(b *testing.B) {
+	s := benchStore(b)
+	data := bytes.Repeat([]byte{'a'}, 1024)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := s.Put(b.Context(), benchDomain, "k", 1, bytes.NewReader(data), int64(len(data))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommit100Keys is an atomic commit of 100 keys of 1 KiB.
+func BenchmarkCommit100Keys(b *testing.B) {
+	s := benchStore(b)
+	data := bytes.Repeat([]byte{'a'}, 1024)
+	keys := make([]string, 100)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%03d", i)
+	}
+	changes := make([]objstore.Change, len(keys))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(keys) * len(data)))
+	for b.Loop() {
+		for i, k := range keys {
+			changes[i] = objstore.PutBytes(k, data)
+		}
+		if _, err := s.Commit(b.Context(), benchDomain, 1, changes, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGet1KiB is a warm read of a 1 KiB key: manifest revalidation,
+// the version's bytes, verification.
+func BenchmarkGet1KiB(b *testing.B) {
+	s := benchStore(b)
+	data := bytes.Repeat([]byte{'a'}, 1024)
+	if _, err := s.Put(b.Context(), benchDomain, "k", 1, bytes.NewReader(data), int64(len(data))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r, err := s.Get(b.Context(), benchDomain, "k")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}
+
+// BenchmarkSnapshot pins the current manifest of a domain of 100 keys.
+func BenchmarkSnapshot(b *testing.B) {
+	s := benchStore(b)
+	fill(b, s, benchDomain, 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Snapshot(b.Context(), benchDomain); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSnapshotRead reads one 1 KiB key through a pinned snapshot:
+// no manifest traffic, only the version.
+func BenchmarkSnapshotRead(b *testing.B) {
+	s := benchStore(b)
+	data := bytes.Repeat([]byte{'a'}, 1024)
+	if _, err := s.Put(b.Context(), benchDomain, "k", 1, bytes.NewReader(data), int64(len(data))); err != nil {
+		b.Fatal(err)
+	}
+	sn, err := s.Snapshot(b.Context(), benchDomain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := sn.ReadAll(b.Context(), "k"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommitLiveKeys is a warm one-key commit of 1 KiB into a domain
+// holding 10, 1,000 and 10,000 live keys: how a commit's cost grows with
+// the domain.
+func BenchmarkCommitLiveKeys(b *testing.B) {
+	for _, n := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := benchStore(b)
+			fill(b, s, benchDomain, n)
+			data := bytes.Repeat([]byte{'a'}, 1024)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Put(b.Context(), benchDomain, "hot", 1, bytes.NewReader(data), int64(len(data))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// manifests10k returns the manifests of a domain of 10,000 live keys in
+// both formats: v1, every key in the manifest, as older data has it (and
+// as migration decodes it once); and what the Store writes today.
+func manifests10k(b *testing.B) map[string]*objstore.Manifest {
+	b.Helper()
+	v1 := &objstore.Manifest{Format: objstore.ManifestFormatV1, Domain: benchDomain, Highest: 1, Seq: 1, Keys: map[string]objstore.Entry{}}
+	sum := sha256.Sum256([]byte("value"))
+	for k := range 10000 {
+		key := fmt.Sprintf("key-%06d", k)
+		v1.Keys[key] = objstore.Entry{Version: objstore.VersionKey(benchDomain, key, 1, "0123456789abcdef0123456789abcdef"), Size: 5, SHA256: hex.EncodeToString(sum[:]), Token: 1, Committed: time.Unix(1e9, 0).UTC()}
+	}
+	v1.Last = objstore.LogEntry{Seq: 1, ID: "0123456789abcdef0123456789abcdef", Token: 1, Holder: "bench", Time: time.Unix(1e9, 0).UTC(), Puts: 10000}
+	v1.Log = []objstore.LogEntry{v1.Last}
+
+	s := benchStore(b)
+	fill(b, s, benchDomain, 10000)
+	current, err := s.Manifest(context.WithoutCancel(b.Context()), benchDomain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return map[string]*objstore.Manifest{"v1": v1, "current": current}
+}
+
+// BenchmarkEncodeManifest10k encodes the manifest of a domain of 10,000
+// live keys.
+func BenchmarkEncodeManifest10k(b *testing.B) {
+	ms := manifests10k(b)
+	for _, name := range []string{"v1", "current"} {
+		b.Run(name, func(b *testing.B) {
+			m := ms[name]
+			data, err := objstore.EncodeManifest(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := objstore.EncodeManifest(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeManifest10k decodes and checks the manifest of a domain
+// of 10,000 live keys.
+func BenchmarkDecodeManifest10k(b *testing.B) {
+	ms := manifests10k(b)
+	key := objstore.ManifestKey(benchDomain)
+	for _, name := range []string{"v1", "current"} {
+		b.Run(name, func(b *testing.B) {
+			data, err := objstore.EncodeManifest(ms[name])
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := objstore.DecodeManifest(benchDomain, key, data); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := objstore.DecodeManifest(benchDomain, key, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
