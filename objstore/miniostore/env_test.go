@@ -2,29 +2,18 @@ package miniostore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 
 	"github.com/minio/minio-go/v7"
-)
 
-// endpointEnv names the S3-compatible endpoint the tests run against.
-const endpointEnv = "FENCE_TEST_S3_ENDPOINT"
+	"github.com/fencedstore/fence/objstore/internal/s3test"
+)
 
 // testEndpoint returns the endpoint and Options for the tests, or skips t
 // when none is configured.
 func testEndpoint(t *testing.T) (string, Options) {
 	t.Helper()
-	ep := os.Getenv(endpointEnv)
-	if ep == "" {
-		t.Skipf("miniostore: %s is not set; set it to an S3-compatible endpoint such as http://127.0.0.1:9000 (MinIO), with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, to run the tests against a real store", endpointEnv)
-	}
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
+	ep, region := s3test.Endpoint(t, "miniostore")
 	return ep, Options{Region: region}
 }
 
@@ -35,9 +24,7 @@ func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 	t.Helper()
 	ep, base := testEndpoint(t)
 	opts.Region = base.Region
-	var r [6]byte
-	rand.Read(r[:])
-	bucket := "fence-miniostore-" + hex.EncodeToString(r[:])
+	bucket := s3test.BucketName("fence-miniostore-")
 	b, err := Open(ep, bucket, prefix, &opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -52,7 +39,7 @@ func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 // removeBucket deletes the bucket and everything in it. It lists and
 // deletes repeatedly because MinIO's listing hides an object while
 // another object's key equals its prefix up to a "/" (see
-// conformance_test.go).
+// objstore/internal/s3test).
 func removeBucket(t *testing.T, c *minio.Client, bucket string) {
 	ctx := context.WithoutCancel(t.Context())
 	for range 10 {

@@ -3,11 +3,10 @@ package miniostore
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/internal/s3err"
 )
 
 // fail wraps err from operation op on key, classifying S3 answers into
@@ -16,23 +15,11 @@ import (
 func (b *Backend) fail(op, key string, err error) error {
 	var er minio.ErrorResponse
 	errors.As(err, &er)
-	var class error
+	class := s3err.Class(er.Code, er.StatusCode)
 	switch {
 	case er.Code == "NoSuchBucket":
-		return fmt.Errorf("miniostore: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, objstore.ErrNotFound, err)
-	case er.StatusCode == http.StatusNotModified || er.Code == "NotModified":
-		class = objstore.ErrNotModified
-	case er.StatusCode == http.StatusPreconditionFailed || er.Code == "PreconditionFailed":
-		class = objstore.ErrPreconditionFailed
-	case er.Code == "ConditionalRequestConflict":
-		class = objstore.ErrConflict
-	case er.Code == "NoSuchUpload":
-		// Not the object's absence: a retried CompleteMultipartUpload
-		// whose first attempt succeeded gets it, so it stays ambiguous.
-	case er.Code == "NoSuchKey" || er.Code == "NotFound" || er.StatusCode == http.StatusNotFound:
-		class = objstore.ErrNotFound
-	}
-	if class == nil {
+		return fmt.Errorf("miniostore: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, class, err)
+	case class == nil:
 		return fmt.Errorf("miniostore: %s %q: %w", op, key, err)
 	}
 	return fmt.Errorf("miniostore: %s %q: %w: %w", op, key, class, err)

@@ -22,8 +22,6 @@ const (
 	// MinPartSize is the smallest part S3 and MinIO accept (all parts
 	// but the last).
 	MinPartSize = 5 << 20
-	// maxParts is the largest number of parts of one multipart upload.
-	maxParts = 10000
 )
 
 // Options configures Open. The zero value (or nil) gives the defaults.

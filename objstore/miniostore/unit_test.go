@@ -1,16 +1,14 @@
 package miniostore
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/minio/minio-go/v7"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
 // These tests need no server.
@@ -25,65 +23,12 @@ func testClient(t *testing.T) *minio.Client {
 
 func TestErrorClasses(t *testing.T) {
 	b := New(testClient(t), "bkt", "")
-	for _, tc := range []struct {
-		status int
-		code   string
-		want   error
-	}{
-		{412, "PreconditionFailed", objstore.ErrPreconditionFailed},
-		{409, "ConditionalRequestConflict", objstore.ErrConflict},
-		{404, "NoSuchKey", objstore.ErrNotFound},
-		{404, "NotFound", objstore.ErrNotFound},
-		{404, "NoSuchBucket", objstore.ErrNotFound},
-		{404, "NoSuchUpload", nil},
-		{409, "BucketAlreadyExists", nil},
-		{503, "SlowDown", nil},
-		{500, "InternalError", nil},
-	} {
-		sdk := minio.ErrorResponse{StatusCode: tc.status, Code: tc.code, Message: "test"}
-		err := b.fail("put", "k", sdk)
-		for _, class := range []error{objstore.ErrPreconditionFailed, objstore.ErrConflict, objstore.ErrNotFound} {
-			if got := errors.Is(err, class); got != (class == tc.want) {
-				t.Errorf("%d %s: errors.Is(%v) = %v", tc.status, tc.code, class, got)
-			}
-		}
+	s3test.ErrorClasses(t, func(status int, code string) error {
+		return minio.ErrorResponse{StatusCode: status, Code: code, Message: "test"}
+	}, func(err error) error { return b.fail("put", "k", err) }, func(err, _ error, code string) bool {
 		var er minio.ErrorResponse
-		if !errors.As(err, &er) || er.Code != tc.code {
-			t.Errorf("%d %s: minio.ErrorResponse is not in the chain: %v", tc.status, tc.code, err)
-		}
-		if tc.code == "NoSuchBucket" && !strings.Contains(err.Error(), `bucket "bkt" does not exist`) {
-			t.Errorf("NoSuchBucket message does not name the bucket: %v", err)
-		}
-	}
-}
-
-func TestFill(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789"), 300_000) // 3 MB
-	for _, limit := range []int64{1, 1000, 64 << 10, 300_000, 1_500_000, 3_000_000, 4_000_000} {
-		for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data[:min(int64(len(data)), limit+7)]))} {
-			got, eof, err := fill(r, nil, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := data[:min(int64(len(data)), limit)]
-			if !bytes.Equal(got, want) || int64(cap(got)) > limit {
-				t.Fatalf("limit %d: got %d bytes (cap %d), want %d", limit, len(got), cap(got), len(want))
-			}
-			if limit > int64(len(data)) && !eof {
-				t.Fatalf("limit %d: no EOF", limit)
-			}
-		}
-	}
-	r := bytes.NewReader(data)
-	first, _, _ := fill(r, nil, 400_000)
-	second, _, _ := fill(r, first, 400_000)
-	if &first[:1][0] != &second[:1][0] || !bytes.Equal(second, data[400_000:800_000]) {
-		t.Fatal("second part did not reuse the first's buffer")
-	}
-	errBody := errors.New("boom")
-	if _, _, err := fill(iotest.ErrReader(errBody), nil, 10); !errors.Is(err, errBody) {
-		t.Fatalf("fill on a failing reader: %v", err)
-	}
+		return errors.As(err, &er) && er.Code == code
+	})
 }
 
 func TestOptions(t *testing.T) {

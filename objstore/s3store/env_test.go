@@ -2,32 +2,21 @@ package s3store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-)
 
-// endpointEnv names the S3-compatible endpoint the tests run against.
-const endpointEnv = "FENCE_TEST_S3_ENDPOINT"
+	"github.com/fencedstore/fence/objstore/internal/s3test"
+)
 
 // testOptions returns Options for the test endpoint, or skips t when
 // none is configured.
 func testOptions(t *testing.T) Options {
 	t.Helper()
-	ep := os.Getenv(endpointEnv)
-	if ep == "" {
-		t.Skipf("s3store: %s is not set; set it to an S3-compatible endpoint such as http://127.0.0.1:9000 (MinIO), with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, to run the tests against a real store", endpointEnv)
-	}
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
+	ep, region := s3test.Endpoint(t, "s3store")
 	return Options{Endpoint: ep, Region: region, PathStyle: true}
 }
 
@@ -37,9 +26,7 @@ func testOptions(t *testing.T) Options {
 func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 	t.Helper()
 	ctx := t.Context()
-	var r [6]byte
-	rand.Read(r[:])
-	bucket := "fence-s3store-" + hex.EncodeToString(r[:])
+	bucket := s3test.BucketName("fence-s3store-")
 	b, err := Open(ctx, bucket, prefix, &opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -54,7 +41,7 @@ func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 // removeBucket deletes the bucket and everything in it. It lists and
 // deletes repeatedly because MinIO's listing hides an object while
 // another object's key equals its prefix up to a "/" (see
-// conformance_test.go).
+// objstore/internal/s3test).
 func removeBucket(t *testing.T, c *s3.Client, bucket string) {
 	ctx := context.WithoutCancel(t.Context())
 	bk := aws.String(bucket)

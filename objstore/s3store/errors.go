@@ -3,12 +3,11 @@ package s3store
 import (
 	"errors"
 	"fmt"
-	"net/http"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/internal/s3err"
 )
 
 // fail wraps err from operation op on key, classifying S3 answers into
@@ -16,23 +15,11 @@ import (
 // errors.As (smithy.APIError, *awshttp.ResponseError).
 func (b *Backend) fail(op, key string, err error) error {
 	code, status := apiError(err)
-	var class error
+	class := s3err.Class(code, status)
 	switch {
 	case code == "NoSuchBucket":
-		return fmt.Errorf("s3store: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, objstore.ErrNotFound, err)
-	case status == http.StatusNotModified || code == "NotModified":
-		class = objstore.ErrNotModified
-	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
-		class = objstore.ErrPreconditionFailed
-	case code == "ConditionalRequestConflict":
-		class = objstore.ErrConflict
-	case code == "NoSuchUpload":
-		// Not the object's absence: a retried CompleteMultipartUpload
-		// whose first attempt succeeded gets it, so it stays ambiguous.
-	case code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound:
-		class = objstore.ErrNotFound
-	}
-	if class == nil {
+		return fmt.Errorf("s3store: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, class, err)
+	case class == nil:
 		return fmt.Errorf("s3store: %s %q: %w", op, key, err)
 	}
 	return fmt.Errorf("s3store: %s %q: %w: %w", op, key, class, err)

@@ -22,8 +22,6 @@ const (
 	DefaultPartSize = 16 << 20
 	// MinPartSize is the smallest part S3 accepts (all parts but the last).
 	MinPartSize = 5 << 20
-	// maxParts is the largest number of parts of one multipart upload.
-	maxParts = 10000
 )
 
 // Options configures a Backend. The zero value (or nil) gives the

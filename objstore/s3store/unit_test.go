@@ -1,14 +1,11 @@
 package s3store
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -16,6 +13,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
 // These tests need no server.
@@ -31,66 +29,10 @@ func sdkError(status int, code string) error {
 
 func TestErrorClasses(t *testing.T) {
 	b := New(s3.New(s3.Options{Region: "us-east-1"}), "bkt", "", nil)
-	for _, tc := range []struct {
-		status int
-		code   string
-		want   error
-	}{
-		{412, "PreconditionFailed", objstore.ErrPreconditionFailed},
-		{409, "ConditionalRequestConflict", objstore.ErrConflict},
-		{404, "NoSuchKey", objstore.ErrNotFound},
-		{404, "NotFound", objstore.ErrNotFound},
-		{404, "NoSuchBucket", objstore.ErrNotFound},
-		{404, "NoSuchUpload", nil},
-		{409, "BucketAlreadyExists", nil},
-		{503, "SlowDown", nil},
-		{500, "InternalError", nil},
-	} {
-		sdk := sdkError(tc.status, tc.code)
-		err := b.fail("put", "k", sdk)
-		for _, class := range []error{objstore.ErrPreconditionFailed, objstore.ErrConflict, objstore.ErrNotFound} {
-			if got := errors.Is(err, class); got != (class == tc.want) {
-				t.Errorf("%d %s: errors.Is(%v) = %v", tc.status, tc.code, class, got)
-			}
-		}
+	s3test.ErrorClasses(t, sdkError, func(err error) error { return b.fail("put", "k", err) }, func(err, sdk error, code string) bool {
 		var ae smithy.APIError
-		if !errors.As(err, &ae) || ae.ErrorCode() != tc.code || !errors.Is(err, sdk) {
-			t.Errorf("%d %s: the SDK error is not in the chain: %v", tc.status, tc.code, err)
-		}
-		if tc.code == "NoSuchBucket" && !strings.Contains(err.Error(), `bucket "bkt" does not exist`) {
-			t.Errorf("NoSuchBucket message does not name the bucket: %v", err)
-		}
-	}
-}
-
-func TestFill(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789"), 100_000) // 1 MB
-	for _, limit := range []int64{1, 1000, 64 << 10, 300_000, 1_000_000, 2_000_000} {
-		for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data[:min(int64(len(data)), limit+7)]))} {
-			got, eof, err := fill(r, nil, limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := data[:min(int64(len(data)), limit)]
-			if !bytes.Equal(got, want) || int64(cap(got)) > limit {
-				t.Fatalf("limit %d: got %d bytes (cap %d), want %d", limit, len(got), cap(got), len(want))
-			}
-			if limit > int64(len(data)) && !eof {
-				t.Fatalf("limit %d: no EOF", limit)
-			}
-		}
-	}
-	// The buffer is reused for the next part.
-	r := bytes.NewReader(data)
-	first, _, _ := fill(r, nil, 400_000)
-	second, _, _ := fill(r, first, 400_000)
-	if &first[:1][0] != &second[:1][0] || !bytes.Equal(second, data[400_000:800_000]) {
-		t.Fatal("second part did not reuse the first's buffer")
-	}
-	errBody := errors.New("boom")
-	if _, _, err := fill(iotest.ErrReader(errBody), nil, 10); !errors.Is(err, errBody) {
-		t.Fatalf("fill on a failing reader: %v", err)
-	}
+		return errors.As(err, &ae) && ae.ErrorCode() == code && errors.Is(err, sdk)
+	})
 }
 
 func TestOptions(t *testing.T) {

@@ -1,0 +1,34 @@
+package s3err
+
+import (
+	"testing"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+func TestClass(t *testing.T) {
+	for _, tc := range []struct {
+		code   string
+		status int
+		want   error
+	}{
+		{"NoSuchBucket", 404, objstore.ErrNotFound},
+		{"NoSuchKey", 404, objstore.ErrNotFound},
+		{"NotFound", 404, objstore.ErrNotFound},
+		{"", 404, objstore.ErrNotFound},
+		{"NoSuchUpload", 404, nil},
+		{"NotModified", 304, objstore.ErrNotModified},
+		{"", 304, objstore.ErrNotModified},
+		{"PreconditionFailed", 412, objstore.ErrPreconditionFailed},
+		{"", 412, objstore.ErrPreconditionFailed},
+		{"ConditionalRequestConflict", 409, objstore.ErrConflict},
+		{"BucketAlreadyExists", 409, nil},
+		{"SlowDown", 503, nil},
+		{"InternalError", 500, nil},
+		{"", 0, nil},
+	} {
+		if got := Class(tc.code, tc.status); got != tc.want {
+			t.Errorf("Class(%q, %d) = %v, want %v", tc.code, tc.status, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+// Package s3part reads the body of an S3 PutObject into bounded part
+// buffers: it decides between one PutObject and a multipart upload, feeds
+// the parts of a multipart upload one at a time, checks the body against
+// its declared size, and aborts a failed upload. It sends no request
+// itself; s3store (aws-sdk-go-v2) and miniostore (minio-go) make the SDK
+// calls.
+//
+// Errors it returns carry no package prefix: the backends wrap them.
+package s3part
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// MaxParts is the largest number of parts of one multipart upload.
+const MaxParts = 10000
+
+// AbortTimeout bounds the AbortMultipartUpload sent after a failed
+// multipart upload, which runs even when the caller's context is done.
+const AbortTimeout = time.Minute
+
+// Body is a body being read for a Put: either whole, for one PutObject,
+// or as the parts of a multipart upload.
+type Body struct {
+	r        io.Reader
+	size     int64 // declared size, or -1
+	partSize int64
+	buf      []byte // the whole body, or the first part
+	eof      bool   // r ended within buf
+	single   bool
+}
+
+// Read reads the start of body, whose declared size is size (-1 for
+// unknown), for a Put with parts of partSize bytes and a multipart
+// threshold of threshold bytes.
+//
+// A body of known size up to threshold, or of unknown size that ends
+// within one part, is read whole: Single reports true and Data returns
+// it. Anything else is read up to its first part, for Upload. For a known
+// size the part size grows so that the body fits in MaxParts parts, and
+// the body is never read more than one byte past size. Read holds one
+// part, or one body of up to threshold bytes, in memory.
+//
+// Read fails if the body fails, or if it ends and its length differs
+// from size.
+func Read(body io.Reader, size, partSize, threshold int64) (*Body, error) {
+	if size >= 0 {
+		// Never read more than one byte past the declared size.
+		body = io.LimitReader(body, size+1)
+		partSize = max(partSize, (size+MaxParts-1)/MaxParts)
+	}
+	limit := partSize
+	if size >= 0 && size <= threshold {
+		limit = size + 1
+	}
+	var buf []byte
+	if size >= 0 {
+		buf = make([]byte, 0, min(limit, size+1))
+	}
+	first, eof, err := fill(body, buf, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading body: %w", err)
+	}
+	b := &Body{r: body, size: size, partSize: partSize, buf: first, eof: eof}
+	b.single = size >= 0 && size <= threshold || size < 0 && eof
+	if b.single || eof {
+		// The whole body is in first: check its length before any upload
+		// starts.
+		if err := checkSize(int64(len(first)), size); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// Single reports whether the whole body was read, for one PutObject.
+func (b *Body) Single() bool { return b.single }
+
+// Data returns the whole body when Single reports true.
+func (b *Body) Data() []byte { return b.buf }
+
+// Upload reads the rest of the body part by part, after the first one
+// Read read, and calls put with each part and its number, from 1, in
+// order. put must not keep the part: its buffer is reused for the next.
+// Upload returns the body's length, or the first error of put (as is),
+// of the body, or of a length that differs from the declared size (once
+// the body is longer than declared, before putting the part that makes it
+// so), or of a body longer than MaxParts parts.
+func (b *Body) Upload(put func(n int, part []byte) error) (total int64, err error) {
+	buf, eof := b.buf, b.eof
+	for n := 1; ; n++ {
+		if n > MaxParts {
+			return total, fmt.Errorf("body exceeds %d parts of %d bytes", MaxParts, b.partSize)
+		}
+		if n > 1 {
+			if buf, eof, err = fill(b.r, buf, b.partSize); err != nil {
+				return total, fmt.Errorf("reading body: %w", err)
+			}
+			if len(buf) == 0 {
+				break
+			}
+		}
+		total += int64(len(buf))
+		if b.size >= 0 && total > b.size {
+			return total, checkSize(total, b.size)
+		}
+		if err := put(n, buf); err != nil {
+			return total, err
+		}
+		if eof || int64(len(buf)) < b.partSize {
+			break
+		}
+	}
+	return total, checkSize(total, b.size)
+}
+
+// AbortOnError is deferred after a multipart upload starts. If *err is
+// set, it calls abort with a context that survives ctx's cancellation,
+// bounded by AbortTimeout, and adds abort's failure to *err.
+func AbortOnError(ctx context.Context, err *error, uploadID string, abort func(context.Context) error) {
+	if *err == nil {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AbortTimeout)
+	defer cancel()
+	if aerr := abort(actx); aerr != nil {
+		*err = fmt.Errorf("%w (and aborting multipart upload %s failed: %v)", *err, uploadID, aerr)
+	}
+}
+
+func checkSize(n, size int64) error {
+	if size >= 0 && n != size {
+		if n > size {
+			return fmt.Errorf("body is longer than the declared size %d", size)
+		}
+		return fmt.Errorf("body has %d bytes, size says %d", n, size)
+	}
+	return nil
+}
+
+// fill reads r into buf[:0] until it holds limit bytes or r ends, growing
+// buf as needed but never beyond limit. eof reports that r ended. Small
+// bodies get small buffers: buf doubles from 64 KiB to 1 MiB, then
+// jumps to limit.
+func fill(r io.Reader, buf []byte, limit int64) (_ []byte, eof bool, _ error) {
+	buf = buf[:0]
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			c := max(2*int64(cap(buf)), 64<<10)
+			if c > 1<<20 {
+				c = limit
+			}
+			c = min(c, limit)
+			nb := make([]byte, len(buf), c)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, true, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+	return buf, false, nil
+}

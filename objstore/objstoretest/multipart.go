@@ -1,0 +1,351 @@
+package objstoretest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+// Part sizes RunMultipart asks for.
+const (
+	// MultipartPartSize is the part size of the UnknownSize case: the
+	// usual default of S3 backends.
+	MultipartPartSize = 16 << 20
+	// MultipartMinPartSize is the smallest part S3 accepts (all parts but
+	// the last), used by the other cases.
+	MultipartMinPartSize = 5 << 20
+)
+
+// RunMultipart runs the multipart suite, for backends on S3-like stores
+// that write large bodies with multipart uploads. It checks that a body
+// of unknown size streams through parts with one part in memory, that
+// the precondition holds on the multipart path, also when it changes
+// while the parts upload (it must be checked by CompleteMultipartUpload),
+// that every failed upload is aborted, stores nothing and leaves no
+// unfinished upload behind, and that a Store over the backend refuses to
+// write once the conditional headers are dropped.
+//
+// newBackend returns a backend over a fresh, empty bucket (or namespace)
+// whose multipart uploads use parts of partSize bytes
+// (MultipartPartSize or MultipartMinPartSize) and which writes bodies of
+// known size above partSize with multipart uploads. It should register
+// the bucket's removal with t.Cleanup. RunMultipart calls it once per
+// subtest and closes the backend when the subtest ends. uploads returns
+// the keys of the unfinished multipart uploads in b's bucket.
+func RunMultipart[B objstore.Backend](t *testing.T, newBackend func(t *testing.T, partSize int64) B, uploads func(t *testing.T, b B) []string) {
+	t.Helper()
+	tests := []struct {
+		name     string
+		partSize int64
+		fn       func(*multipartCase, *testing.T)
+	}{
+		{"UnknownSize", MultipartPartSize, (*multipartCase).unknownSize},
+		{"Failures", MultipartMinPartSize, (*multipartCase).failures},
+		{"PreconditionAtComplete", MultipartMinPartSize, (*multipartCase).preconditionAtComplete},
+		{"RefusesStoreIgnoringConditions", MultipartPartSize, (*multipartCase).refusesStoreIgnoringConditions},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, tc.partSize)
+			c := &multipartCase{b: b, partSize: tc.partSize, uploads: func(t *testing.T) []string { return uploads(t, b) }}
+			t.Cleanup(func() {
+				if err := c.b.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			tc.fn(c, t)
+		})
+	}
+}
+
+type multipartCase struct {
+	b        objstore.Backend
+	partSize int64
+	uploads  func(t *testing.T) []string
+}
+
+// pattern is a deterministic body of n bytes that hides its length.
+type pattern struct{ off, n int64 }
+
+func (p *pattern) Read(b []byte) (int, error) {
+	if p.off >= p.n {
+		return 0, io.EOF
+	}
+	b = b[:min(int64(len(b)), p.n-p.off)]
+	for i := range b {
+		x := p.off + int64(i)
+		b[i] = byte(x*7 + x>>13)
+	}
+	p.off += int64(len(b))
+	return len(b), nil
+}
+
+func patternSum(n int64) [32]byte {
+	h := sha256.New()
+	io.Copy(h, &pattern{n: n})
+	var s [32]byte
+	h.Sum(s[:0])
+	return s
+}
+
+// failAfter returns err once n bytes have been read from r.
+type failAfter struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (f *failAfter) Read(b []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	b = b[:min(int64(len(b)), f.n)]
+	n, err := f.r.Read(b)
+	f.n -= int64(n)
+	return n, err
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(b []byte) (int, error) { return f(b) }
+
+// gated reads r, but blocks once n bytes have been read until open is
+// closed, telling reached first.
+type gated struct {
+	r       io.Reader
+	n       int64
+	reached chan struct{}
+	open    chan struct{}
+}
+
+func (g *gated) Read(p []byte) (int, error) {
+	if g.n == 0 {
+		if g.reached != nil {
+			close(g.reached)
+			g.reached = nil
+		}
+		<-g.open
+		return g.r.Read(p)
+	}
+	n, err := g.r.Read(p[:min(int64(len(p)), g.n)])
+	g.n -= int64(n)
+	return n, err
+}
+
+func (c *multipartCase) mustHaveNoUploads(t *testing.T) {
+	t.Helper()
+	if ups := c.uploads(t); len(ups) != 0 {
+		t.Fatalf("%d unfinished multipart uploads left behind, first %q", len(ups), ups[0])
+	}
+}
+
+func (c *multipartCase) mustGet(t *testing.T, key string, size int64, sum [32]byte) objstore.ObjectInfo {
+	t.Helper()
+	rc, info, err := c.b.Get(t.Context(), key)
+	if err != nil {
+		t.Fatalf("Get(%q): %v", key, err)
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil || n != size || !bytes.Equal(h.Sum(nil), sum[:]) || info.Size != size {
+		t.Fatalf("Get(%q): %d bytes (info says %d), err %v; want %d bytes of the pattern", key, n, info.Size, err, size)
+	}
+	return info
+}
+
+func (c *multipartCase) mustNotExist(t *testing.T, key string) {
+	t.Helper()
+	if _, err := c.b.Head(t.Context(), key); !errors.Is(err, objstore.ErrNotFound) {
+		t.Fatalf("Head(%q) = %v, want ErrNotFound", key, err)
+	}
+}
+
+// unknownSize streams 40 MiB of unknown size: three parts of 16 MiB,
+// holding one part in memory at a time.
+func (c *multipartCase) unknownSize(t *testing.T) {
+	b := c.b
+	const size = 40 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	info, err := b.Put(t.Context(), "big", &pattern{n: size}, -1, objstore.PutOptions{IfNoneMatch: true})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	// One 16 MiB part buffer (plus about 2 MiB while it grew) and the
+	// client's own overhead; buffering the body would take 40 MiB alone.
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 2*uint64(c.partSize) {
+		t.Errorf("Put of %d bytes allocated %d bytes; want one part buffer", size, alloc)
+	}
+	t.Logf("Put of %d MiB of unknown size allocated %.1f MiB", size>>20, float64(alloc)/(1<<20))
+	// S3 quotes ETags, minio-go does not.
+	if !strings.HasSuffix(strings.Trim(info.ETag, `"`), "-3") {
+		t.Errorf("ETag %s: want a 3-part multipart ETag", info.ETag)
+	}
+	got := c.mustGet(t, "big", size, patternSum(size))
+	if got.ETag != info.ETag {
+		t.Fatalf("Put returned ETag %s, Get says %s", info.ETag, got.ETag)
+	}
+	c.mustHaveNoUploads(t)
+
+	// Write-once holds on the multipart path: If-None-Match: * is checked
+	// by CompleteMultipartUpload, and the upload is aborted.
+	_, err = b.Put(t.Context(), "big", &pattern{n: size}, -1, objstore.PutOptions{IfNoneMatch: true})
+	if !errors.Is(err, objstore.ErrPreconditionFailed) {
+		t.Fatalf("second multipart Put with If-None-Match: %v, want ErrPreconditionFailed", err)
+	}
+	c.mustHaveNoUploads(t)
+}
+
+// failures checks that every failed multipart upload is aborted, stores
+// nothing and leaves no unfinished upload behind.
+func (c *multipartCase) failures(t *testing.T) {
+	b := c.b
+	ctx := t.Context()
+	const size = 12 << 20 // three parts of 5 MiB
+	sum := patternSum(size)
+	errBody := errors.New("body failed")
+	t.Run("BodyFails", func(t *testing.T) {
+		_, err := b.Put(ctx, "k", &failAfter{r: &pattern{n: size}, n: 7 << 20, err: errBody}, -1, objstore.PutOptions{IfNoneMatch: true})
+		if !errors.Is(err, errBody) {
+			t.Fatalf("Put: %v, want the body's error", err)
+		}
+		c.mustNotExist(t, "k")
+		c.mustHaveNoUploads(t)
+	})
+	t.Run("Cancelled", func(t *testing.T) {
+		// The caller's context ends mid-upload; the abort still goes out.
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		body := &failAfter{r: &pattern{n: size}, n: 11 << 20}
+		body.err = io.EOF
+		rest := &pattern{n: 1 << 20}
+		r := io.MultiReader(body, readerFunc(func(p []byte) (int, error) {
+			cancel() // after two parts went out; the third is being read
+			return rest.Read(p)
+		}))
+		_, err := b.Put(cctx, "k", r, -1, objstore.PutOptions{})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Put: %v, want context.Canceled", err)
+		}
+		c.mustNotExist(t, "k")
+		c.mustHaveNoUploads(t)
+	})
+	t.Run("KnownSizeShort", func(t *testing.T) {
+		_, err := b.Put(ctx, "k", &pattern{n: size - 1}, size, objstore.PutOptions{})
+		if err == nil {
+			t.Fatal("Put of a body shorter than its size succeeded")
+		}
+		c.mustNotExist(t, "k")
+		c.mustHaveNoUploads(t)
+	})
+	t.Run("KnownSizeLong", func(t *testing.T) {
+		_, err := b.Put(ctx, "k", &pattern{n: size + 1}, size, objstore.PutOptions{})
+		if err == nil {
+			t.Fatal("Put of a body longer than its size succeeded")
+		}
+		c.mustNotExist(t, "k")
+		c.mustHaveNoUploads(t)
+	})
+	t.Run("Preconditions", func(t *testing.T) {
+		orig, err := b.Put(ctx, "cond", &pattern{n: size}, size, objstore.PutOptions{IfNoneMatch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			key  string
+			opts objstore.PutOptions
+			want error
+		}{
+			{"IfNoneMatchExisting", "cond", objstore.PutOptions{IfNoneMatch: true}, objstore.ErrPreconditionFailed},
+			{"IfMatchStale", "cond", objstore.PutOptions{IfMatch: `"0123456789abcdef0123456789abcdef-3"`}, objstore.ErrPreconditionFailed},
+			{"IfMatchMissing", "missing", objstore.PutOptions{IfMatch: orig.ETag}, objstore.ErrNotFound},
+		} {
+			_, err := b.Put(ctx, tc.key, &pattern{n: size + 5}, -1, tc.opts)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: Put = %v, want %v", tc.name, err, tc.want)
+			}
+		}
+		c.mustGet(t, "cond", size, sum)
+		c.mustNotExist(t, "missing")
+		c.mustHaveNoUploads(t)
+		// And the current ETag works on the multipart path.
+		if _, err := b.Put(ctx, "cond", &pattern{n: size + 5}, -1, objstore.PutOptions{IfMatch: orig.ETag}); err != nil {
+			t.Fatalf("multipart Put with the current If-Match: %v", err)
+		}
+		c.mustGet(t, "cond", size+5, patternSum(size+5))
+		c.mustHaveNoUploads(t)
+	})
+}
+
+// preconditionAtComplete: the object appears while a multipart upload
+// with If-None-Match: * is under way. The precondition must be checked
+// when the upload completes, not only when it starts, so the upload fails
+// and the other writer's object stays.
+func (c *multipartCase) preconditionAtComplete(t *testing.T) {
+	b := c.b
+	ctx := t.Context()
+	const size = 12 << 20
+	body := &gated{r: &pattern{n: size}, n: 7 << 20, reached: make(chan struct{}), open: make(chan struct{})}
+	reached := body.reached
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Put(ctx, "k", body, -1, objstore.PutOptions{IfNoneMatch: true})
+		done <- err
+	}()
+	<-reached // the first part is uploaded, the second is being read
+	if _, err := b.Put(ctx, "k", strings.NewReader("other"), 5, objstore.PutOptions{IfNoneMatch: true}); err != nil {
+		t.Fatalf("competing Put: %v", err)
+	}
+	close(body.open)
+	if err := <-done; !errors.Is(err, objstore.ErrPreconditionFailed) {
+		t.Fatalf("multipart Put that lost the race: %v, want ErrPreconditionFailed", err)
+	}
+	c.mustGet(t, "k", 5, sha256.Sum256([]byte("other")))
+	c.mustHaveNoUploads(t)
+}
+
+// ignoreConditions is a store that accepts conditional headers and
+// ignores them: it drops them before they reach the backend.
+type ignoreConditions struct{ objstore.Backend }
+
+func (i ignoreConditions) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+	opts.IfMatch, opts.IfNoneMatch = "", false
+	return i.Backend.Put(ctx, key, body, size, opts)
+}
+
+// refusesStoreIgnoringConditions: a Store over a backend that drops the
+// conditional headers refuses to write, and writes nothing.
+func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
+	b := c.b
+	ctx := t.Context()
+	if err := objstore.Probe(ctx, b); err != nil {
+		t.Fatalf("Probe of the real backend: %v", err)
+	}
+	s := objstore.New(ignoreConditions{b}, nil)
+	_, err := s.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1)
+	if !errors.Is(err, objstore.ErrUnsafeStore) {
+		t.Fatalf("Put through a store that ignores conditions: %v, want ErrUnsafeStore", err)
+	}
+	var left []string
+	if err := b.List(ctx, "", func(o objstore.ObjectInfo) error {
+		left = append(left, o.Key)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Fatalf("the refused Put left %d objects, first %q", len(left), left[0])
+	}
+}
