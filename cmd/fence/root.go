@@ -110,7 +110,7 @@ token), 4 lease held by another holder.`,
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd())
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
 }
 

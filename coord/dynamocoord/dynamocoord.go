@@ -141,6 +141,13 @@ func NewClient(ctx context.Context, opts *OpenOptions) (*dynamodb.Client, error)
 // Table returns the name of the coordinator's table.
 func (c *Coordinator) Table() string { return c.table }
 
+// Client returns the DynamoDB client the coordinator was built with, or
+// nil when it runs over a test double.
+func (c *Coordinator) Client() *dynamodb.Client {
+	client, _ := c.api.(*dynamodb.Client)
+	return client
+}
+
 // validateEndpoint accepts an http or https URL with a host and no
 // credentials. Messages never repeat a URL that carries credentials.
 func validateEndpoint(endpoint string) error {

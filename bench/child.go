@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/filestore"
+	"github.com/fencedstore/fence/objstore/miniostore"
+	"github.com/fencedstore/fence/objstore/s3store"
+)
+
+// childEnv is the environment variable that makes a process a memory
+// child: it holds a JSON childSpec. Any binary that links this package
+// serves it before main runs (see init), so the memory case can re-exec
+// its own executable, be it the fence CLI or a test binary.
+const childEnv = "FENCE_BENCH_MEMORY_CHILD"
+
+// childSpec tells a memory child what to do.
+type childSpec struct {
+	Op      string      `json:"op"` // "put" or "get"
+	Fenced  bool        `json:"fenced"`
+	Backend backendSpec `json:"backend"`
+	Domain  string      `json:"domain,omitempty"` // fenced
+	Key     string      `json:"key"`
+	Size    int64       `json:"size"`
+	// Store options that survive the trip.
+	UploadParallelism int  `json:"upload_parallelism"`
+	SkipProbe         bool `json:"skip_probe,omitempty"`
+}
+
+// backendSpec says how a child reopens the parent's backend. Credentials
+// come from the environment the child inherits, as the parent's did.
+type backendSpec struct {
+	Kind      string `json:"kind"` // "s3", "minio" or "file"
+	Endpoint  string `json:"endpoint,omitempty"`
+	Region    string `json:"region,omitempty"`
+	PathStyle bool   `json:"path_style,omitempty"`
+	Bucket    string `json:"bucket,omitempty"`
+	Prefix    string `json:"prefix,omitempty"`
+	Dir       string `json:"dir,omitempty"`
+}
+
+// childResult is the one line a child prints on stdout.
+type childResult struct {
+	PeakRSS int64         `json:"peak_rss"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Bytes   int64         `json:"bytes"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// specFor describes b for a child, or says why a child cannot reopen it.
+func specFor(b objstore.Backend) (backendSpec, error) {
+	switch b := b.(type) {
+	case *s3store.Backend:
+		o := b.Client().Options()
+		return backendSpec{Kind: "s3", Endpoint: aws.ToString(o.BaseEndpoint), Region: o.Region, PathStyle: o.UsePathStyle, Bucket: b.Bucket(), Prefix: b.Prefix()}, nil
+	case *miniostore.Backend:
+		u := *b.Client().EndpointURL()
+		u.User = nil
+		return backendSpec{Kind: "minio", Endpoint: u.Scheme + "://" + u.Host, Bucket: b.Bucket(), Prefix: b.Prefix()}, nil
+	case *filestore.Backend:
+		return backendSpec{Kind: "file", Dir: b.Dir()}, nil
+	}
+	return backendSpec{}, fmt.Errorf("a %T cannot be reopened in a child process", b)
+}
+
+func (s backendSpec) open(ctx context.Context) (objstore.Backend, error) {
+	switch s.Kind {
+	case "s3":
+		return s3store.Open(ctx, s.Bucket, s.Prefix, &s3store.Options{Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle})
+	case "minio":
+		return miniostore.Open(s.Endpoint, s.Bucket, s.Prefix, nil)
+	case "file":
+		return filestore.Open(s.Dir)
+	}
+	return nil, fmt.Errorf("bench: memory child: unknown backend kind %q", s.Kind)
+}
+
+func init() {
+	if spec, ok := os.LookupEnv(childEnv); ok {
+		os.Exit(serveChild(spec, os.Stdout))
+	}
+}
+
+// serveChild runs the memory child spec describes and prints its result.
+// It returns the exit code.
+func serveChild(spec string, out io.Writer) int {
+	res, err := runChild(spec)
+	if err != nil {
+		res.Error = err.Error()
+	}
+	line, _ := json.Marshal(res)
+	fmt.Fprintf(out, "%s\n", line)
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+func runChild(specJSON string) (childResult, error) {
+	var spec childSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		return childResult{}, fmt.Errorf("bench: memory child: bad %s: %w", childEnv, err)
+	}
+	ctx := context.Background()
+	b, err := spec.Backend.open(ctx)
+	if err != nil {
+		return childResult{}, err
+	}
+	defer b.Close()
+	start := time.Now()
+	var n int64
+	switch {
+	case spec.Op == "put" && spec.Fenced:
+		s := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe, Deadline: 24 * time.Hour})
+		var c objstore.Commit
+		c, err = s.Put(ctx, spec.Domain, spec.Key, token, newStream(spec.Size), spec.Size)
+		if err == nil && len(c.Versions) == 1 {
+			n = c.Versions[0].Size
+		}
+	case spec.Op == "put":
+		var info objstore.ObjectInfo
+		info, err = b.Put(ctx, spec.Key, newStream(spec.Size), spec.Size, objstore.PutOptions{})
+		n = info.Size
+	case spec.Op == "get" && spec.Fenced:
+		s := objstore.New(b, &objstore.Options{Deadline: 24 * time.Hour})
+		var rd *objstore.Reader
+		if rd, err = s.Get(ctx, spec.Domain, spec.Key); err == nil {
+			n, err = io.Copy(io.Discard, rd)
+			rd.Close()
+		}
+	case spec.Op == "get":
+		var rc io.ReadCloser
+		if rc, _, err = b.Get(ctx, spec.Key); err == nil {
+			n, err = io.Copy(io.Discard, rc)
+			rc.Close()
+		}
+	default:
+		err = fmt.Errorf("bench: memory child: unknown op %q", spec.Op)
+	}
+	res := childResult{Elapsed: time.Since(start), Bytes: n}
+	if err != nil {
+		return res, err
+	}
+	if n != spec.Size {
+		return res, fmt.Errorf("bench: memory child: %s moved %d bytes, want %d", spec.Op, n, spec.Size)
+	}
+	res.PeakRSS, err = peakRSS()
+	return res, err
+}
+
+// peakRSS returns this process's peak resident set size, VmHWM.
+func peakRSS() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("bench: peak RSS: %w", err)
+	}
+	n := procKiB(data, "VmHWM:")
+	if n == 0 {
+		return 0, errors.New("bench: peak RSS: no VmHWM in /proc/self/status")
+	}
+	return n, nil
+}
+
+// procKiB returns the value of field (such as "VmHWM:") in a /proc file
+// whose values are "<n> kB", in bytes, or 0.
+func procKiB(data []byte, field string) int64 {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), field)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return n * KiB
+	}
+	return 0
+}

@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// domainsCase measures, for each of Domains, the aggregate rate of
+// one-key commits from that many workers, each committing to a domain of
+// its own, against the rate of plain PUTs from as many workers. Fenced
+// and plain phases alternate, ThroughputRounds of each.
+func (r *runner) domainsCase(ctx context.Context) []Row {
+	var rows []Row
+	var data payloads
+	size := r.cfg.CommitKeySize
+	body := data.get(size)
+	for _, n := range r.cfg.Domains {
+		id := fmt.Sprintf("domains/%d", n)
+		name := fmt.Sprintf("%d domains, 1 x %s commits", n, sizeName(size))
+		if n == 1 {
+			name = fmt.Sprintf("1 domain, 1 x %s commits", sizeName(size))
+		}
+		domains := make([]string, n)
+		for i := range domains {
+			domains[i] = r.domain("domains", fmt.Sprint(n), fmt.Sprint(i))
+		}
+		fenced := func(ctx context.Context, w int) error {
+			_, err := r.store.Put(ctx, domains[w], "obj", token, bytes.NewReader(body), size)
+			return err
+		}
+		plain := func(ctx context.Context, w int) error {
+			return r.plain.put(ctx, r.plainKey("domains", fmt.Sprint(n), fmt.Sprint(w)), body)
+		}
+		// Warm up: create every domain's manifest and open connections.
+		if _, err := r.phase(ctx, n, 0, fenced); err != nil {
+			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
+			continue
+		}
+		var f, p phaseResult
+		var err error
+		for round := 0; round < r.cfg.ThroughputRounds && err == nil; round++ {
+			sides := []struct {
+				op  func(context.Context, int) error
+				acc *phaseResult
+			}{{fenced, &f}, {plain, &p}}
+			for k := range sides {
+				s := sides[(round+k)%2]
+				var res phaseResult
+				if res, err = r.phase(ctx, n, r.cfg.ThroughputTime, s.op); err != nil {
+					break
+				}
+				s.acc.add(res)
+			}
+		}
+		if err != nil {
+			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
+			continue
+		}
+		workers := fmt.Sprintf("%d workers", n)
+		if n == 1 {
+			workers = "1 worker"
+		}
+		rows = append(rows, throughputRow(id, name, fmt.Sprintf("plain PutObjects of %s from %s, one key each", sizeName(size), workers),
+			summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall)))
+	}
+	return rows
+}
+
+// phaseResult is what one or more throughput phases measured.
+type phaseResult struct {
+	lat  []time.Duration
+	wall time.Duration
+}
+
+func (p *phaseResult) add(q phaseResult) {
+	p.lat = append(p.lat, q.lat...)
+	p.wall += q.wall
+}
+
+// phase runs op from n workers (op's second argument is the worker's
+// index) until d has passed, each worker at least once, and returns every
+// call's latency and the phase's wall time.
+func (r *runner) phase(ctx context.Context, n int, d time.Duration, op func(context.Context, int) error) (phaseResult, error) {
+	var mu sync.Mutex
+	var res phaseResult
+	g, gctx := errgroup.WithContext(ctx)
+	start := r.now()
+	end := start.Add(d)
+	for w := range n {
+		g.Go(func() error {
+			var lat []time.Duration
+			defer func() {
+				mu.Lock()
+				res.lat = append(res.lat, lat...)
+				mu.Unlock()
+			}()
+			for {
+				t0 := r.now()
+				if err := op(gctx, w); err != nil {
+					return err
+				}
+				t1 := r.now()
+				lat = append(lat, t1.Sub(t0))
+				if !t1.Before(end) {
+					return nil
+				}
+			}
+		})
+	}
+	err := g.Wait()
+	res.wall = r.now().Sub(start)
+	return res, err
+}

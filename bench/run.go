@@ -1,0 +1,240 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// token is the fencing token of every scratch domain but the lease
+// case's: the domains are new, so token 1 is the highest.
+const token = 1
+
+// Run measures the cases cfg selects and returns the report. Fenced and
+// plain iterations alternate within each row, so drift (a warming cache,
+// a busy neighbour) hits both sides alike. Progress lines go to out (nil
+// for none).
+//
+// Everything is written under "<cfg.Prefix>/<random>/" in the backend
+// (and, for a bucket-lease coordinator, in its backend), and deleted at
+// the end, also when ctx is cancelled; scratch DynamoDB items are
+// deleted when cfg.DynamoDB is set.
+//
+// A case that fails records its error in its rows and the run goes on;
+// Run then returns the complete report together with an error naming
+// the failed rows. Only an invalid cfg returns no report.
+func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return Report{}, err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	r := newRunner(cfg, out)
+	rep := Report{
+		Store:       describeBackend(cfg.Backend),
+		Coordinator: describeCoordinator(r.coord),
+		Plain:       r.plain.describe(),
+		Scratch:     r.scratch + "/",
+		Machine:     machine(),
+		Settings:    r.settings(),
+		Started:     time.Now(),
+	}
+	fmt.Fprintf(out, "bench: %s, scratch prefix %s/\n", rep.Store, r.scratch)
+
+	cases := []struct {
+		c   Case
+		run func(context.Context) []Row
+	}{
+		{CasePut, r.putCase},
+		{CaseCommit, r.commitCase},
+		{CaseGet, r.getCase},
+		{CaseLease, r.leaseCase},
+		{CaseDomains, r.domainsCase},
+		{CaseLiveKeys, r.liveKeysCase},
+		{CaseMemory, r.memoryCase},
+	}
+	for _, c := range cases {
+		if !cfg.has(c.c) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		rows := c.run(ctx)
+		for i := range rows {
+			rows[i].Case = c.c
+			judge(&rows[i])
+			fmt.Fprintf(out, "bench: %s\n", progressLine(rows[i]))
+		}
+		rep.Rows = append(rep.Rows, rows...)
+	}
+
+	rep.Cleanup = r.cleanup(ctx)
+	var errs []error
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("bench: stopped: %w", err))
+	}
+	for _, row := range rep.Failed() {
+		errs = append(errs, fmt.Errorf("bench: %s: %s", row.Name, row.Error))
+	}
+	if rep.Cleanup.Error != "" {
+		errs = append(errs, fmt.Errorf("bench: cleanup: %s", rep.Cleanup.Error))
+	}
+	rep.Elapsed = time.Since(rep.Started)
+	return rep, errors.Join(errs...)
+}
+
+// runner holds one run's state.
+type runner struct {
+	cfg     Config
+	out     io.Writer
+	store   *objstore.Store
+	plain   plain
+	coord   coord.Coordinator
+	scratch string // "<Prefix>/<random>", no trailing slash
+	so      objstore.Options
+	par     int // upload parallelism
+	now     func() time.Time
+	// extra lists backends other than cfg.Backend that the run wrote to
+	// (a bucket-lease coordinator's own backend).
+	extra []objstore.Backend
+	// dynamoItems lists scratch DynamoDB items to delete.
+	dynamoItems []string
+}
+
+func newRunner(cfg Config, out io.Writer) *runner {
+	var so objstore.Options
+	if cfg.StoreOptions != nil {
+		so = *cfg.StoreOptions
+	}
+	if so.UploadParallelism <= 0 {
+		so.UploadParallelism = 16 // objstore's default
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	r := &runner{
+		cfg: cfg,
+		out: out,
+		// The store is never closed: Store.Close would close the
+		// caller's backend.
+		store:   objstore.New(cfg.Backend, &so),
+		plain:   plainFor(cfg.Backend),
+		coord:   cfg.Coordinator,
+		scratch: cfg.Prefix + "/" + hex.EncodeToString(rnd[:]),
+		so:      so,
+		par:     so.UploadParallelism,
+		now:     time.Now,
+	}
+	if r.coord == nil {
+		r.coord = bucketlease.New(cfg.Backend, nil)
+	}
+	if bl, ok := r.coord.(*bucketlease.Coordinator); ok && bl.Backend() != cfg.Backend {
+		r.extra = append(r.extra, bl.Backend())
+	}
+	return r
+}
+
+// storeOptions returns a copy of the fenced Store's options.
+func (r *runner) storeOptions() *objstore.Options {
+	so := r.so
+	return &so
+}
+
+// domain returns a scratch domain name.
+func (r *runner) domain(parts ...string) string {
+	d := r.scratch
+	for _, p := range parts {
+		d += "/" + p
+	}
+	return d
+}
+
+// plainKey returns a scratch key for plain objects.
+func (r *runner) plainKey(parts ...string) string {
+	return r.domain(append([]string{"plain"}, parts...)...)
+}
+
+func (r *runner) settings() Settings {
+	c := r.cfg
+	return Settings{
+		Cases:             c.Cases,
+		Iterations:        c.Iterations,
+		ByteBudget:        c.ByteBudget,
+		PutSizes:          c.PutSizes,
+		GetSizes:          c.GetSizes,
+		CommitKeys:        c.CommitKeys,
+		CommitKeySize:     c.CommitKeySize,
+		CommitIterations:  c.CommitIterations,
+		UploadParallelism: r.par,
+		Domains:           c.Domains,
+		ThroughputTime:    c.ThroughputTime,
+		ThroughputRounds:  c.ThroughputRounds,
+		LiveKeys:          c.LiveKeys,
+		MemorySize:        c.MemorySize,
+	}
+}
+
+// interleave runs every side n times, timing each call, after one untimed
+// warm-up call of each. Iteration i starts with side i mod len(sides),
+// so that no side always goes first. It returns the latencies by side,
+// and stops at the first error.
+func (r *runner) interleave(ctx context.Context, n int, sides ...func(ctx context.Context, i int) error) ([][]time.Duration, error) {
+	lat := make([][]time.Duration, len(sides))
+	for s := range sides {
+		lat[s] = make([]time.Duration, 0, n)
+	}
+	for i := -1; i < n; i++ {
+		for k := range sides {
+			s := (max(i, 0) + k) % len(sides)
+			if err := ctx.Err(); err != nil {
+				return lat, err
+			}
+			start := r.now()
+			err := sides[s](ctx, i)
+			d := r.now().Sub(start)
+			if err != nil {
+				return lat, err
+			}
+			if i >= 0 {
+				lat[s] = append(lat[s], d)
+			}
+		}
+	}
+	return lat, nil
+}
+
+// progressLine summarizes a finished row in one line.
+func progressLine(row Row) string {
+	switch {
+	case row.Error != "":
+		return fmt.Sprintf("%s: error: %s", row.Name, row.Error)
+	case row.Fenced.N == 0:
+		return fmt.Sprintf("%s: skipped: %s", row.Name, row.Skipped)
+	case row.Metric == metricRSS:
+		return fmt.Sprintf("%s: fenced peak RSS %s, plain %s", row.Name, formatBytes(row.Fenced.PeakRSS), formatBytes(row.Plain.PeakRSS))
+	}
+	s := fmt.Sprintf("%s: fenced p50 %s (%s ops/s)", row.Name, formatDur(row.Fenced.P50), formatOps(row.Fenced.OpsPerSec))
+	if row.Plain.N > 0 {
+		s += fmt.Sprintf(", plain p50 %s (%s ops/s), ratio %.2fx", formatDur(row.Plain.P50), formatOps(row.Plain.OpsPerSec), row.Ratio)
+	}
+	return s
+}
+
+// errRows returns rows, each marked as failed with err.
+func errRows(err error, rows ...Row) []Row {
+	for i := range rows {
+		rows[i].Error = err.Error()
+	}
+	return slices.Clone(rows)
+}
