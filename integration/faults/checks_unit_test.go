@@ -1,0 +1,262 @@
+package faults
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// These tests run without servers: they check that the model and the
+// invariant checks accept correct histories and catch broken ones, so
+// that a green fault run means something.
+
+var unitKeys = []string{"k0", "k1"}
+
+// hb builds a history of one domain, "d", one operation at a time.
+type hb struct {
+	ops  []*op
+	next int64
+}
+
+func (b *hb) add(client, opName string, call, ret int64, in hist.Input, outcome string, out hist.Output) *op {
+	b.next++
+	in.Domain = "d"
+	o := &op{Record: hist.Record{Client: client, Op: opName, ID: b.next, Call: call, Return: ret, In: in, Out: out, Outcome: outcome}}
+	if ret == 0 {
+		o.pending = true
+	}
+	b.ops = append(b.ops, o)
+	return o
+}
+
+func (b *hb) fence(client string, token uint64, call, ret int64, outcome string) *op {
+	return b.add(client, hist.OpAcquire, call, ret, hist.Input{}, outcome, hist.Output{Token: token, Fence: outcome})
+}
+
+func (b *hb) commit(tag string, token uint64, call, ret int64, outcome string, seq uint64, puts map[string]string) *op {
+	client, _, _ := strings.Cut(tag, "#")
+	return b.add(client, hist.OpCommit, call, ret, hist.Input{Token: token, Puts: puts, Tag: tag}, outcome, hist.Output{Seq: seq, CommitID: "id-" + strings.ReplaceAll(tag, "#", "-")})
+}
+
+func (b *hb) read(client string, call, ret int64, seq, highest uint64, vals map[string]string) *op {
+	return b.add(client, hist.OpRead, call, ret, hist.Input{}, hist.OK, hist.Output{Seq: seq, Highest: highest, Values: vals})
+}
+
+func (b *hb) issue(client string, token uint64, call, ret int64) {
+	b.add(client, hist.OpIssue, call, ret, hist.Input{}, hist.OK, hist.Output{Token: token})
+}
+
+// recordOf builds the store's record of domain "d" from manifest writes,
+// each given as (holder, commit id, token, puts).
+type write struct {
+	holder, id string
+	token      uint64
+	puts       []string
+}
+
+func recordOf(writes ...write) *domainRecord {
+	d := &domainRecord{domain: "d", versions: map[string]int{}, byID: map[string]int{}}
+	m := &objstore.Manifest{Format: objstore.ManifestFormatV1, Domain: "d", Keys: map[string]objstore.Entry{}}
+	for i, w := range writes {
+		n := &objstore.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]objstore.Entry{}}
+		for k, e := range m.Keys {
+			n.Keys[k] = e
+		}
+		for _, k := range w.puts {
+			vk := objstore.VersionKey("d", k, w.token, w.id)
+			n.Keys[k] = objstore.Entry{Version: vk, Token: w.token}
+			d.versions[vk] = 1
+		}
+		n.Last = objstore.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
+		n.Log = append(append([]objstore.LogEntry(nil), m.Log...), n.Last)
+		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), m: n})
+		d.byID[w.id] = i
+		m = n
+	}
+	return d
+}
+
+func checkRegister(t *testing.T, b *hb, rec *domainRecord) (string, []violation) {
+	t.Helper()
+	h := &history{ops: b.ops}
+	reg, vs := resolve(h, map[string]*domainRecord{"d": rec})
+	parts := partitions(reg, h, []string{"d"}, unitKeys)
+	res := check(parts, 10*time.Second)
+	return res[0].Result + "/" + res[1].Result, vs
+}
+
+// A correct history: two holders, a takeover, a stale commit fenced,
+// reads in between, and an unknown commit that the record shows applied.
+func correctHistory() (*hb, *domainRecord) {
+	b := &hb{}
+	b.issue("a", 1, 0, 5)
+	b.fence("a", 1, 0, 10, hist.OK)
+	b.commit("a#2", 1, 11, 20, hist.OK, 2, map[string]string{"k0": "a2"})
+	b.read("r", 21, 25, 2, 1, map[string]string{"k0": "a2"})
+	b.issue("b", 2, 30, 35)
+	b.fence("b", 2, 30, 40, hist.OK)
+	b.commit("a#3", 1, 41, 50, hist.Fenced, 0, map[string]string{"k1": "a3"}).Out.Highest = 2
+	u := b.commit("b#2", 2, 51, 60, hist.Unknown, 0, map[string]string{"k1": "b2"})
+	u.Out.CommitID = ""
+	b.read("r", 61, 65, 4, 2, map[string]string{"k0": "a2", "k1": "b2"})
+	rec := recordOf(
+		write{"a", "f1", 1, nil},
+		write{"a#2", "id-a-2", 1, []string{"k0"}},
+		write{"b", "f2", 2, nil},
+		write{"b#2", "id-b-2", 2, []string{"k1"}},
+	)
+	return b, rec
+}
+
+func TestModelAcceptsCorrectHistory(t *testing.T) {
+	b, rec := correctHistory()
+	got, vs := checkRegister(t, b, rec)
+	if got != "ok/ok" || len(vs) != 0 {
+		t.Fatalf("got %s, violations %v; want ok/ok and none", got, vs)
+	}
+	h := &history{ops: b.ops}
+	reg, _ := resolve(h, map[string]*domainRecord{"d": rec})
+	recs := map[string]*domainRecord{"d": rec}
+	final := map[string]map[string]string{"d": {"k0": objstore.VersionKey("d", "k0", 1, "id-a-2"), "k1": objstore.VersionKey("d", "k1", 2, "id-b-2")}}
+	vals := map[string]map[string]string{"d": {"k0": "a2", "k1": "b2"}}
+	for name, vs := range map[string][]violation{
+		"I1": checkI1(reg, recs), "I2": checkI2(h, recs), "I3": checkI3(h, recs, final),
+		"I4": checkI4(h, recs, final, vals), "I5": checkI5(h, map[string]uint64{"d": 2}), "I6": checkI6(recs),
+	} {
+		if len(vs) != 0 {
+			t.Errorf("%s: %v", name, vs)
+		}
+	}
+	s := measureStaleness(h, reg)
+	if s.Windows != 1 || s.CommitsAttempt != 1 || s.CommitsAccepted != 0 || s.FencedByStore != 1 {
+		t.Errorf("staleness %+v: want one window and one stale commit, fenced", s)
+	}
+}
+
+func TestModelCatchesStaleCommitAccepted(t *testing.T) {
+	b, _ := correctHistory()
+	b.ops[6].Outcome = hist.OK // a#3 with token 1, after b fenced at 2
+	b.ops[6].Out.Seq = 4
+	rec := recordOf(
+		write{"a", "f1", 1, nil},
+		write{"a#2", "id-a-2", 1, []string{"k0"}},
+		write{"b", "f2", 2, nil},
+		write{"a#3", "id-a-3", 1, []string{"k1"}},
+		write{"b#2", "id-b-2", 2, []string{"k1"}},
+	)
+	got, _ := checkRegister(t, b, rec)
+	if !strings.HasPrefix(got, "illegal") {
+		t.Fatalf("porcupine: %s, want illegal", got)
+	}
+	h := &history{ops: b.ops}
+	reg, _ := resolve(h, map[string]*domainRecord{"d": rec})
+	if vs := checkI1(reg, map[string]*domainRecord{"d": rec}); len(vs) == 0 {
+		t.Fatal("I1 did not catch a stale commit that was acknowledged")
+	}
+}
+
+func TestChecksCatchLostWrite(t *testing.T) {
+	// An unconditional write: b's fence is overwritten by a stale manifest
+	// based on seq 2.
+	rec := recordOf(
+		write{"a", "f1", 1, nil},
+		write{"a#2", "id-a-2", 1, []string{"k0"}},
+		write{"b", "f2", 2, nil},
+	)
+	stale := *rec.writes[1].m
+	stale.Seq, stale.Highest = 3, 1
+	stale.Last = objstore.LogEntry{Seq: 3, ID: "id-a-3", Token: 1, Holder: "a#3", Puts: 1}
+	stale.Keys = map[string]objstore.Entry{"k0": rec.writes[1].m.Keys["k0"], "k1": {Version: objstore.VersionKey("d", "k1", 1, "id-a-3"), Token: 1}}
+	rec.writes = append(rec.writes, manifestWrite{versionID: "3", m: &stale})
+	rec.byID["id-a-3"] = 3
+	rec.versions[objstore.VersionKey("d", "k1", 1, "id-a-3")] = 1
+	recs := map[string]*domainRecord{"d": rec}
+	h := &history{}
+	if vs := checkI2(h, recs); len(vs) == 0 {
+		t.Error("I2 did not catch the highest token going down")
+	}
+	if vs := checkI4(h, recs, nil, nil); len(vs) == 0 {
+		t.Error("I4 did not catch an overwritten manifest write")
+	}
+	if vs := checkI1(nil, recs); len(vs) == 0 {
+		t.Error("I1 did not catch a commit below the highest token in the record")
+	}
+	if vs := checkI3(h, recs, nil); len(vs) == 0 {
+		t.Error("I3 did not catch a stale version published")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	b := &hb{}
+	b.fence("a", 1, 0, 10, hist.OK)
+	b.commit("a#2", 1, 11, 0, "", 0, map[string]string{"k0": "x"}) // pending: the process died
+	b.commit("a#3", 1, 20, 30, hist.OK, 3, map[string]string{"k0": "y"}).Out.CommitID = "gone"
+	b.commit("a#4", 1, 31, 40, hist.Fenced, 0, map[string]string{"k0": "z"})
+	rec := recordOf(
+		write{"a", "f1", 1, nil},
+		write{"a#2", "id-a-2", 1, []string{"k0"}},
+		write{"a#4", "id-a-4", 1, []string{"k0"}},
+		write{"someone", "stray", 1, nil},
+	)
+	_, vs := resolve(&history{ops: b.ops}, map[string]*domainRecord{"d": rec})
+	if !b.ops[1].applied || b.ops[1].seq != 2 {
+		t.Errorf("the pending commit was not resolved from the record: applied %v seq %d", b.ops[1].applied, b.ops[1].seq)
+	}
+	if b.ops[1].retBound != 30 {
+		t.Errorf("the pending commit's return bound is %d, want 30 (when a#3 returned having seen seq 3)", b.ops[1].retBound)
+	}
+	want := map[string]bool{"I4": false, "X1": false, "X2": false}
+	for _, v := range vs {
+		want[v.check] = true
+	}
+	for c, ok := range want {
+		if !ok {
+			t.Errorf("resolve did not report %s; got %v", c, vs)
+		}
+	}
+}
+
+func TestTokenModel(t *testing.T) {
+	ops := func(tokens ...uint64) []porcupine.Operation {
+		var out []porcupine.Operation
+		for i, tok := range tokens {
+			out = append(out, porcupine.Operation{ClientId: i, Input: "c", Output: tok, Call: int64(10 * i), Return: int64(10*i + 5)})
+		}
+		return out
+	}
+	if !porcupine.CheckOperations(tokenModel, ops(1, 2, 5)) {
+		t.Error("increasing tokens rejected")
+	}
+	if porcupine.CheckOperations(tokenModel, ops(1, 2, 2)) {
+		t.Error("a token issued twice accepted")
+	}
+	// Concurrent issues may linearize in either order.
+	conc := []porcupine.Operation{
+		{ClientId: 0, Input: "a", Output: uint64(2), Call: 0, Return: 10},
+		{ClientId: 1, Input: "b", Output: uint64(1), Call: 1, Return: 9},
+	}
+	if !porcupine.CheckOperations(tokenModel, conc) {
+		t.Error("concurrent issues rejected")
+	}
+	b := &hb{}
+	b.issue("a", 3, 0, 5)
+	b.issue("b", 3, 10, 15)
+	if vs := checkI5(&history{ops: b.ops}, map[string]uint64{"d": 1}); len(vs) != 2 {
+		t.Errorf("I5: %v, want a token issued twice and a counter below it", vs)
+	}
+}
+
+func TestBoundUnknownIsInfinite(t *testing.T) {
+	o := &op{Record: hist.Record{Op: hist.OpCommit, Call: 5, In: hist.Input{Domain: "d"}}, pending: true, applied: true, seq: 9}
+	bound([]*op{o})
+	if o.retBound != math.MaxInt64 {
+		t.Fatalf("an applied write nobody observed has return bound %d, want +infinity", o.retBound)
+	}
+}

@@ -1,0 +1,158 @@
+package faults
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/objstore/s3store"
+)
+
+// TestFaults runs every fault kind and every negative control once (the
+// quick mode), or, with FENCE_SOAK set, round after round until that much
+// time has passed (the long mode). See docs/faults.md.
+func TestFaults(t *testing.T) {
+	env := loadEnv(t)
+	selected := kinds
+	if len(env.kinds) > 0 {
+		selected = nil
+		for _, name := range env.kinds {
+			k := kindByName(name)
+			if k == nil {
+				t.Fatalf("%s: unknown kind %q", envKinds, name)
+			}
+			selected = append(selected, k)
+		}
+	}
+	t.Logf("suite seed %d (replay: %s=%d)", env.seed, envSeed, env.seed)
+
+	dir := t.TempDir()
+	if env.keep {
+		// Keep the servers' data and logs too.
+		var err error
+		if dir, err = os.MkdirTemp(env.out, "fence-faults-servers-"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("servers' data and logs kept in %s", dir)
+	}
+	s := &suite{env: env, dir: dir}
+	s.bin = buildFaultbin(t, dir)
+	s.minio, s.dynalite = startServers(t, env, dir)
+	s.out = filepath.Join(env.out, fmt.Sprintf("fence-faults-%d", env.seed))
+	ctx := context.Background()
+	b, err := s3store.Open(ctx, "unused", "", &s3store.Options{Endpoint: s.minio.url(), Region: "us-east-1", PathStyle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.s3 = b.Client()
+	s.dyn, err = dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: s.dynalite.url(), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	started := time.Now()
+	var reports []*report
+	for round := 0; ; round++ {
+		for _, k := range selected {
+			t.Run(k.name, func(t *testing.T) {
+				rep := runOne(t, s, k, round)
+				reports = append(reports, rep)
+				t.Log("\n" + rep.summary())
+				switch rep.Verdict {
+				case "missed":
+					t.Errorf("negative control %s went undetected: the checks did not catch a deliberately broken variant (%s)", k.name, rep.Replay)
+				case "fail":
+					t.Errorf("%s failed; artifacts in %s; replay: %s", k.name, rep.Artifacts, rep.Replay)
+				}
+			})
+		}
+		if env.soak == 0 || time.Since(started) > env.soak {
+			break
+		}
+	}
+	summary := suiteSummary(reports, time.Since(started))
+	t.Log("\n" + summary)
+	if err := os.MkdirAll(s.out, 0o755); err == nil {
+		os.WriteFile(filepath.Join(s.out, "suite.txt"), []byte(summary), 0o644)
+	}
+	var windows int
+	for _, r := range reports {
+		if !r.Control {
+			windows += r.Staleness.Windows
+		}
+	}
+	if windows == 0 && len(reports) > 0 {
+		t.Errorf("no stale-holder window in any run: the faults did not bite")
+	}
+}
+
+// runOne runs kind k once.
+func runOne(t *testing.T, s *suite, k *kind, round int) *report {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d", s.env.seed, k.name, round)
+	seed := h.Sum64() >> 1
+	p := params{
+		kind: k, seed: seed,
+		writers: 6, readers: 2,
+		domains:   []string{"d0", "d1/nested", "d2"},
+		keys:      []string{"k0", "k1", "dir/k2"},
+		ttl:       2 * time.Second,
+		opTimeout: 8 * time.Second,
+		settle:    1500 * time.Millisecond,
+	}
+	p.faultFor = time.Duration(k.faultTTLs * float64(p.ttl))
+	p.i8Bound = 3*p.ttl + 30*time.Second
+	if s.env.soak > 0 {
+		// Long mode: longer runs, so that faults repeat within a run.
+		p.faultFor *= 4
+	}
+	if k.setup != nil {
+		k.setup(&p)
+	}
+	var rnd [4]byte
+	_, _ = crand.Read(rnd[:])
+	name := strings.ReplaceAll(k.name, "_", "-")
+	r := &run{
+		t: t, s: s, p: p, round: round,
+		rng:         rand.New(rand.NewPCG(seed, 1)),
+		dir:         t.TempDir(),
+		bucket:      fmt.Sprintf("faults-%s-%s", name, hex.EncodeToString(rnd[:])),
+		table:       fmt.Sprintf("faults-%s-%s", name, hex.EncodeToString(rnd[:])),
+		stoppedByUs: map[int]bool{},
+		start:       hist.Now(),
+	}
+	t.Logf("run %s: seed %d", k.name, seed)
+	return r.execute()
+}
+
+// suiteSummary sums up every run.
+func suiteSummary(reports []*report, took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fault suite: %d runs in %s\n", len(reports), took.Round(time.Second))
+	var windows, attempted, accepted, violations int
+	for _, r := range reports {
+		fmt.Fprintf(&b, "  %-22s %-7s seed %-20d %5.1fs windows %-3d stale commits %d/%d accepted bite=%v\n",
+			r.Kind, r.Verdict, r.Seed, r.Duration, r.Staleness.Windows, r.Staleness.CommitsAccepted, r.Staleness.CommitsAttempt, r.Bit)
+		if r.Control {
+			continue
+		}
+		windows += r.Staleness.Windows
+		attempted += r.Staleness.CommitsAttempt
+		accepted += r.Staleness.CommitsAccepted
+		for _, in := range r.Invariants {
+			violations += in.Violations
+		}
+	}
+	fmt.Fprintf(&b, "  real runs: %d stale-holder windows, %d stale commits attempted, %d accepted, %d invariant violations\n", windows, attempted, accepted, violations)
+	return b.String()
+}

@@ -1,0 +1,172 @@
+package faults
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+)
+
+// op is one operation of the history: a call record merged with its
+// return record.
+type op struct {
+	hist.Record
+	// pending: the call was recorded but no return (the process died, or
+	// was stopped for good, with the operation in flight).
+	pending bool
+	// The store's own record decides what an unknown or pending write did:
+	applied bool   // it is in the manifest history
+	seq     uint64 // the manifest seq it produced (0: none, or a no-op fence)
+	// retBound is the latest time the operation can have taken effect:
+	// its return, or for one resolved as applied the return of the first
+	// operation that observed it (else "infinity").
+	retBound int64
+}
+
+// history is a run's records, merged.
+type history struct {
+	ops    []*op         // every operation, by call time
+	events []hist.Record // lost, stats and point events
+}
+
+// loadHistory reads every hist-*.jsonl file in dir.
+func loadHistory(dir string) (*history, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "hist-*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	h := &history{}
+	calls := map[string]*op{}
+	key := func(r hist.Record) string { return fmt.Sprintf("%s/%d", r.Client, r.ID) }
+	for _, f := range files {
+		recs, err := readRecords(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			switch {
+			case r.Op == hist.OpLost || r.Op == hist.OpStats || r.Op == hist.OpPoint:
+				h.events = append(h.events, r)
+			case r.Phase == hist.PhaseCall:
+				o := &op{Record: r, pending: true}
+				calls[key(r)] = o
+				h.ops = append(h.ops, o)
+			default:
+				if o, ok := calls[key(r)]; ok {
+					call := o.Call
+					o.Record = r
+					o.Call = call
+					o.pending = false
+					continue
+				}
+				h.ops = append(h.ops, &op{Record: r})
+			}
+		}
+	}
+	sort.SliceStable(h.ops, func(i, j int) bool { return h.ops[i].Call < h.ops[j].Call })
+	sort.SliceStable(h.events, func(i, j int) bool { return h.events[i].Call < h.events[j].Call })
+	return h, nil
+}
+
+// readRecords reads one history file. A last line cut short (a process
+// killed while writing it cannot leave one, but be safe) is ignored.
+func readRecords(path string) ([]hist.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []hist.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r hist.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// lease is a lease a writer holds, as far as its history tells.
+type lease struct {
+	client, domain string
+	token          uint64
+}
+
+// liveView follows the history files while a run goes on, so that faults
+// can pick their targets (a writer that holds a lease) and know when
+// something happened.
+type liveView struct {
+	dir     string
+	offsets map[string]int64
+	holders map[string]lease // client -> lease held
+	ok      map[string]int   // commits acknowledged, per domain
+	points  []hist.Record
+}
+
+func newLiveView(dir string) *liveView {
+	return &liveView{dir: dir, offsets: map[string]int64{}, holders: map[string]lease{}, ok: map[string]int{}}
+}
+
+// refresh reads what was appended since the last call.
+func (l *liveView) refresh() {
+	files, _ := filepath.Glob(filepath.Join(l.dir, "hist-*.jsonl"))
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		if _, err := f.Seek(l.offsets[path], io.SeekStart); err != nil {
+			f.Close()
+			continue
+		}
+		data, _ := io.ReadAll(f)
+		f.Close()
+		end := bytes.LastIndexByte(data, '\n')
+		if end < 0 {
+			continue
+		}
+		l.offsets[path] += int64(end + 1)
+		for line := range bytes.SplitSeq(data[:end], []byte{'\n'}) {
+			var r hist.Record
+			if json.Unmarshal(line, &r) != nil || (r.Phase == hist.PhaseCall && r.Op != hist.OpRelease) {
+				continue
+			}
+			l.apply(r)
+		}
+	}
+}
+
+func (l *liveView) apply(r hist.Record) {
+	switch r.Op {
+	case hist.OpAcquire:
+		if r.Outcome == hist.OK {
+			l.holders[r.Client] = lease{client: r.Client, domain: r.In.Domain, token: r.Out.Token}
+		}
+	case hist.OpRelease:
+		delete(l.holders, r.Client)
+	case hist.OpCommit:
+		if r.Outcome == hist.OK {
+			l.ok[r.In.Domain]++
+		}
+	case hist.OpPoint:
+		l.points = append(l.points, r)
+	}
+}
+
+// commits returns the number of acknowledged commits seen so far.
+func (l *liveView) commits() int {
+	n := 0
+	for _, v := range l.ok {
+		n += v
+	}
+	return n
+}

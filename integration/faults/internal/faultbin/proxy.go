@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/rs/zerolog"
+
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+)
+
+// runProxy starts an embedded toxiproxy with one proxy per route, an HTTP
+// fault layer in front of the routes that ask for one, and toxiproxy's
+// HTTP API, prints a spec.ProxyReady line and serves until SIGTERM.
+func runProxy(cfg spec.Proxy) error {
+	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
+	ready := spec.ProxyReady{Listen: map[string]string{}, HTTP: map[string]string{}}
+	for i, r := range cfg.Routes {
+		p := toxiproxy.NewProxy(srv, r.Name, "127.0.0.1:0", r.Upstream)
+		if err := srv.Collection.Add(p, true); err != nil {
+			return fmt.Errorf("route %s: %w", r.Name, err)
+		}
+		ready.Listen[r.Name] = p.Listen
+		if !r.HTTP {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		h := &httpFaults{upstream: p.Listen, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}
+		h.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		go http.Serve(ln, h)
+		ready.HTTP[r.Name] = ln.Addr().String()
+		ready.Listen[r.Name] = ln.Addr().String()
+	}
+	api, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go http.Serve(api, srv.Routes())
+	ready.API = api.Addr().String()
+	line, _ := json.Marshal(ready)
+	fmt.Println(string(line))
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	<-sig
+	return nil
+}
+
+// httpFaults is a reverse proxy that answers some requests with S3 error
+// replies: 503 SlowDown or 500 InternalError without forwarding them, or
+// 503 SlowDown after forwarding a PUT and letting it apply. Its
+// configuration is set and its counters read at /_faults (no bucket name
+// starts with "_").
+type httpFaults struct {
+	upstream string
+	client   *http.Client
+
+	mu    sync.Mutex
+	cfg   spec.HTTPFaults
+	rng   *rand.Rand
+	stats struct{ requests, r503, r500, a503 atomic.Int64 }
+}
+
+const s3Error = `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>%s</Code><Message>%s (injected by the fault proxy)</Message><Resource>%s</Resource><RequestId>fault</RequestId></Error>`
+
+func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/_faults" {
+		h.control(w, r)
+		return
+	}
+	h.stats.requests.Add(1)
+	h.mu.Lock()
+	cfg := h.cfg
+	x := h.rng.Float64()
+	h.mu.Unlock()
+	switch {
+	case x < cfg.Refuse503:
+		h.stats.r503.Add(1)
+		io.Copy(io.Discard, r.Body)
+		reply(w, r, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
+		return
+	case x < cfg.Refuse503+cfg.Refuse500:
+		h.stats.r500.Add(1)
+		io.Copy(io.Discard, r.Body)
+		reply(w, r, http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again.")
+		return
+	}
+	applied503 := r.Method == http.MethodPut && x < cfg.Refuse503+cfg.Refuse500+cfg.Applied503
+
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme = "http"
+	out.URL.Host = h.upstream
+	out.Host = r.Host // the request is signed for this host
+	resp, err := h.client.Do(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	if applied503 && resp.StatusCode/100 == 2 {
+		h.stats.a503.Add(1)
+		io.Copy(io.Discard, resp.Body)
+		reply(w, r, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
+		return
+	}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+func reply(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		fmt.Fprintf(w, s3Error, code, msg, strings.ReplaceAll(r.URL.Path, "&", "&amp;"))
+	}
+}
+
+func (h *httpFaults) control(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		var cfg spec.HTTPFaults
+		if err := json.NewDecoder(r.Body).Decode(&cfg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		h.cfg = cfg
+		h.mu.Unlock()
+	}
+	json.NewEncoder(w).Encode(spec.HTTPStats{
+		Requests:   h.stats.requests.Load(),
+		Refused503: h.stats.r503.Load(),
+		Refused500: h.stats.r500.Load(),
+		Applied503: h.stats.a503.Load(),
+	})
+}

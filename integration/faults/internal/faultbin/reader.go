@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
+)
+
+func runReader(cfg spec.Reader) error {
+	w, err := hist.Create(cfg.History)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	b, err := openBackend(stop, cfg.Backend, cfg.S3, cfg.Bucket)
+	if err != nil {
+		return err
+	}
+	// Reads never write, so the capability probe is not needed.
+	store := objstore.New(b, &objstore.Options{SkipProbe: true})
+	timeout := time.Duration(cfg.OpTimeoutMillis) * time.Millisecond
+	var wg sync.WaitGroup
+	for i, name := range cfg.Clients {
+		c := &hist.Client{Name: name, W: w}
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+		wg.Go(func() {
+			for stop.Err() == nil {
+				read(stop, c, store, cfg.Domains[rng.IntN(len(cfg.Domains))], timeout)
+				sleep(stop, time.Duration(cfg.PauseMillis/2+rng.Int64N(cfg.PauseMillis+1))*time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// read takes a snapshot of domain and reads every live key through it,
+// and records it. It returns the values read, or nil if the read failed.
+func read(stop context.Context, c *hist.Client, store *objstore.Store, domain string, timeout time.Duration) map[string]string {
+	if stop.Err() != nil {
+		return nil
+	}
+	rec := c.Start(hist.OpRead, hist.Input{Domain: domain})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	sn, err := store.Snapshot(ctx, domain)
+	if errors.Is(err, objstore.ErrNotFound) {
+		c.End(rec, hist.NotFound, hist.Output{}, nil)
+		return map[string]string{}
+	}
+	if err != nil {
+		c.End(rec, hist.Fail, hist.Output{}, err)
+		return nil
+	}
+	out := hist.Output{Seq: sn.Seq(), Highest: sn.Highest(), Values: map[string]string{}, Versions: map[string]string{}}
+	list, err := sn.List(ctx)
+	if err != nil {
+		c.End(rec, hist.Fail, out, err)
+		return nil
+	}
+	for _, v := range list {
+		data, err := sn.ReadAll(ctx, v.Key)
+		if err != nil {
+			switch {
+			case errors.Is(err, objstore.ErrIntegrity):
+				out.Class = hist.ClassIntegrity
+			case errors.Is(err, objstore.ErrNotFound):
+				out.Class = hist.ClassMissing
+			}
+			c.End(rec, hist.Fail, out, err)
+			return nil
+		}
+		out.Values[v.Key] = string(data)
+		out.Versions[v.Key] = v.Object
+	}
+	c.End(rec, hist.OK, out, nil)
+	return out.Values
+}

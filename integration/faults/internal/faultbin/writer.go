@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fencedstore/fence"
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// writer is one writer process: it loops acquire (waiting), fence,
+// read-modify-write commits under background renewal, release.
+type writer struct {
+	cfg   spec.Writer
+	main  *hist.Client
+	store *objstore.Store
+	fb    *faultBackend
+	coord *recordingCoord
+	clock coord.Clock
+	rng   *rand.Rand
+	stop  context.Context // cancelled by SIGTERM
+	opTO  time.Duration
+	// committers are the clients of the goroutines that commit under one
+	// lease when Committers > 1; each keeps its numbering across leases.
+	committers []*hist.Client
+}
+
+func runWriter(cfg spec.Writer) error {
+	w, err := hist.Create(cfg.History)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+
+	main := &hist.Client{Name: cfg.Client, W: w}
+	b, err := openBackend(stop, cfg.Backend, cfg.S3, cfg.Bucket)
+	if err != nil {
+		return err
+	}
+	fb := newFaultBackend(b, cfg, main)
+	clk := newClock(time.Duration(cfg.ClockOffsetMillis)*time.Millisecond, cfg.ClockRate)
+	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client})
+	dyn, err := dynamocoord.Open(stop, cfg.Table, &dynamocoord.OpenOptions{Endpoint: cfg.Dynamo, Region: "us-east-1", Clock: clk})
+	if err != nil {
+		return err
+	}
+	wr := &writer{
+		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
+		coord: &recordingCoord{Coordinator: dyn, c: main, noFloor: cfg.Break == spec.BreakNoFloor},
+		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Client)))),
+		opTO:  time.Duration(cfg.OpTimeoutMillis) * time.Millisecond,
+	}
+	if cfg.Committers > 1 {
+		for g := range cfg.Committers {
+			wr.committers = append(wr.committers, &hist.Client{Name: fmt.Sprintf("%s.g%d", cfg.Client, g), W: w})
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				main.Event(hist.OpStats, hist.Input{}, hist.Output{Stats: fb.stats()}, "")
+			}
+		}
+	}()
+	wr.loop()
+	close(done)
+	main.Event(hist.OpStats, hist.Input{}, hist.Output{Stats: fb.stats()}, "exit")
+	return nil
+}
+
+func (w *writer) loop() {
+	for w.stop.Err() == nil {
+		domain := w.cfg.Domains[w.rng.IntN(len(w.cfg.Domains))]
+		lease, ok := w.acquire(domain)
+		if ok {
+			w.hold(lease)
+		}
+		sleep(w.stop, time.Duration(w.rng.IntN(200))*time.Millisecond)
+	}
+}
+
+// acquire runs the takeover sequence and records it as one operation:
+// in the register it is the fence with the new token.
+func (w *writer) acquire(domain string) (coord.Lease, bool) {
+	id := w.main.NextID()
+	rec := w.main.Begin(id, hist.OpAcquire, hist.Input{Domain: domain})
+	w.coord.takeLast()
+	// Waiting is bounded; the fence itself gets the operation timeout.
+	ctx, cancel := context.WithTimeout(w.stop, 4*w.cfg.TTL()+w.opTO)
+	defer cancel()
+	lease, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
+		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock,
+	})
+	token := w.coord.takeLast()
+	if err == nil {
+		w.main.End(rec, hist.OK, hist.Output{Token: lease.Token, Fence: hist.OK}, nil)
+		return lease, true
+	}
+	out := hist.Output{Token: token}
+	outcome := hist.Fail
+	if token != 0 { // the fence was attempted with this token
+		var fe *objstore.FencedError
+		var ue *objstore.UnknownOutcomeError
+		switch {
+		case errors.As(err, &fe):
+			outcome, out.Fence, out.Highest = hist.Fenced, hist.Fenced, fe.Highest
+		case errors.As(err, &ue):
+			outcome, out.Fence, out.CommitID = hist.Unknown, hist.Unknown, ue.CommitID
+		default:
+			out.Fence = hist.Fail
+		}
+	}
+	w.main.End(rec, outcome, out, err)
+	return coord.Lease{}, false
+}
+
+// hold commits under lease until the planned commits are done, the
+// session ends (or, for a stubborn writer, until it is fenced or its
+// stubbornness runs out), or SIGTERM; then releases.
+func (w *writer) hold(lease coord.Lease) {
+	session := coord.NewSession(context.Background(), w.coord, lease, &coord.SessionOptions{Clock: w.clock})
+	var (
+		mu     sync.Mutex
+		lostAt time.Time
+		fenced bool
+	)
+	watch := make(chan struct{})
+	go func() {
+		select {
+		case <-session.Done():
+			if !errors.Is(session.Err(), coord.ErrReleased) {
+				w.main.Event(hist.OpLost, hist.Input{Domain: lease.Domain, Token: lease.Token}, hist.Output{}, fmt.Sprint(session.Err()))
+			}
+			mu.Lock()
+			lostAt = time.Now()
+			mu.Unlock()
+		case <-watch:
+		}
+	}()
+	// may says whether to start another commit.
+	may := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case w.stop.Err() != nil, fenced:
+			return false
+		case lostAt.IsZero():
+			return true
+		}
+		return time.Since(lostAt) < time.Duration(w.cfg.StubbornMillis)*time.Millisecond
+	}
+	var wg sync.WaitGroup
+	for g := range max(1, w.cfg.Committers) {
+		c := w.main
+		if w.cfg.Committers > 1 {
+			c = w.committers[g]
+		}
+		rng := rand.New(rand.NewPCG(w.rng.Uint64(), uint64(g)))
+		n := w.cfg.CommitsMin + rng.IntN(w.cfg.CommitsMax-w.cfg.CommitsMin+1)
+		wg.Go(func() {
+			for range n {
+				if !may() {
+					return
+				}
+				if w.rmw(c, rng, lease) == hist.Fenced {
+					mu.Lock()
+					fenced = true
+					mu.Unlock()
+					return
+				}
+				sleep(w.stop, time.Duration(rng.IntN(60))*time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	close(watch)
+	rec := w.main.Begin(w.main.NextID(), hist.OpRelease, hist.Input{Domain: lease.Domain, Token: lease.Token})
+	ctx, cancel := context.WithTimeout(context.Background(), w.opTO)
+	defer cancel()
+	if err := session.Release(ctx); err != nil {
+		w.main.End(rec, hist.Fail, hist.Output{}, err)
+	} else {
+		w.main.End(rec, hist.OK, hist.Output{}, nil)
+	}
+}
+
+// rmw reads the domain and commits new values of one to all keys. The
+// commit does not run under the session's context: a holder that may
+// have lost its lease stops starting work, but what it has started goes
+// on, and the store must reject it if it is stale.
+func (w *writer) rmw(c *hist.Client, rng *rand.Rand, lease coord.Lease) string {
+	prev := read(w.stop, c, w.store, lease.Domain, w.opTO)
+	if prev == nil && w.stop.Err() != nil {
+		return hist.Fail
+	}
+	id := c.NextID()
+	tag := c.Tag(id)
+	keys := append([]string(nil), w.cfg.Keys...)
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	keys = keys[:1+rng.IntN(len(keys))]
+	sort.Strings(keys)
+	puts := make(map[string]string, len(keys))
+	var changes []objstore.Change
+	for _, k := range keys {
+		// Every value is unique, and names the value it replaced.
+		v := fmt.Sprintf("%s:%s:after=%.12s", tag, k, prev[k])
+		puts[k] = v
+		changes = append(changes, objstore.PutBytes(k, []byte(v)))
+	}
+	rec := c.Begin(id, hist.OpCommit, hist.Input{Domain: lease.Domain, Token: lease.Token, Puts: puts, Tag: tag})
+	ctx, cancel := context.WithTimeout(context.Background(), w.opTO)
+	defer cancel()
+	cm, err := w.store.Commit(ctx, lease.Domain, lease.Token, changes, &objstore.CommitOptions{Holder: tag})
+	var fe *objstore.FencedError
+	var ue *objstore.UnknownOutcomeError
+	switch {
+	case err == nil:
+		c.End(rec, hist.OK, hist.Output{Seq: cm.Seq, Highest: cm.Highest, CommitID: cm.ID, Recovered: cm.Recovered}, nil)
+		return hist.OK
+	case errors.As(err, &fe):
+		c.End(rec, hist.Fenced, hist.Output{Highest: fe.Highest}, err)
+		return hist.Fenced
+	case errors.As(err, &ue):
+		c.End(rec, hist.Unknown, hist.Output{CommitID: ue.CommitID}, err)
+		return hist.Unknown
+	default:
+		c.End(rec, hist.Fail, hist.Output{}, err)
+		return hist.Fail
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,156 @@
+// Package spec holds the configurations the fault suite hands its child
+// processes (writers, readers and the fault proxy), as JSON files.
+package spec
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+)
+
+// Named points in a writer's commit path, where it can kill or stop
+// itself.
+const (
+	// PointAfterVersionPut: a version object was uploaded.
+	PointAfterVersionPut = "after-version-put"
+	// PointBeforeManifestPut: the versions are uploaded and the manifest
+	// write is about to be sent.
+	PointBeforeManifestPut = "before-manifest-put"
+	// PointAfterManifestPut: the manifest write succeeded; its reply has
+	// not been processed yet.
+	PointAfterManifestPut = "after-manifest-put"
+)
+
+// Deliberately broken variants (negative controls).
+const (
+	// BreakUnconditional drops If-Match and If-None-Match from manifest
+	// writes.
+	BreakUnconditional = "unconditional"
+	// Break412OK reports a manifest write that failed with 412 as a
+	// success.
+	Break412OK = "412-ok"
+	// BreakNoFloor acquires without the store's highest token as the
+	// floor, so a wiped coordinator issues tokens again from 1.
+	BreakNoFloor = "no-floor"
+)
+
+// Writer configures one writer process.
+type Writer struct {
+	Client  string   `json:"client"`
+	History string   `json:"history"` // file to append records to
+	Backend string   `json:"backend"` // "s3" (aws-sdk-go-v2) or "minio" (minio-go)
+	S3      string   `json:"s3"`      // endpoint, usually through the fault proxy
+	Dynamo  string   `json:"dynamo"`  // endpoint, usually through the fault proxy
+	Bucket  string   `json:"bucket"`
+	Table   string   `json:"table"`
+	Domains []string `json:"domains"`
+	Keys    []string `json:"keys"`
+	Seed    uint64   `json:"seed"`
+
+	TTLMillis       int64 `json:"ttl_ms"`
+	OpTimeoutMillis int64 `json:"op_timeout_ms"`
+	// Committers is the number of goroutines committing concurrently under
+	// one lease (1 unless testing contention).
+	Committers int `json:"committers"`
+	// CommitsMin and CommitsMax bound the commits per committer per lease.
+	CommitsMin int `json:"commits_min"`
+	CommitsMax int `json:"commits_max"`
+	// StubbornMillis > 0 makes the writer keep committing for that long
+	// after its session ended, until it is fenced: a holder that does not
+	// stop in time. Fencing must make it harmless.
+	StubbornMillis int64 `json:"stubborn_ms"`
+
+	// KillAt names a point at which the writer kills itself with SIGKILL
+	// when it reaches it for the KillAfter-th time.
+	KillAt    string `json:"kill_at,omitempty"`
+	KillAfter int    `json:"kill_after,omitempty"`
+	// PauseAt names a point at which the writer stops itself with SIGSTOP
+	// once, the PauseAfter-th time; the suite resumes it.
+	PauseAt    string `json:"pause_at,omitempty"`
+	PauseAfter int    `json:"pause_after,omitempty"`
+
+	// ClockOffsetMillis and ClockRate skew the clock the writer's
+	// coordinator and session judge expiry with: offset + rate * elapsed.
+	ClockOffsetMillis int64   `json:"clock_offset_ms,omitempty"`
+	ClockRate         float64 `json:"clock_rate,omitempty"`
+
+	// Break selects a deliberately broken variant (negative control).
+	Break string `json:"break,omitempty"`
+}
+
+// TTL returns the lease duration.
+func (w Writer) TTL() time.Duration { return time.Duration(w.TTLMillis) * time.Millisecond }
+
+// Reader configures one reader process; each client is a goroutine.
+type Reader struct {
+	Clients []string `json:"clients"`
+	History string   `json:"history"`
+	Backend string   `json:"backend"`
+	S3      string   `json:"s3"`
+	Bucket  string   `json:"bucket"`
+	Domains []string `json:"domains"`
+	Seed    uint64   `json:"seed"`
+	// PauseMillis is the pause between two reads of one client.
+	PauseMillis     int64 `json:"pause_ms"`
+	OpTimeoutMillis int64 `json:"op_timeout_ms"`
+}
+
+// Route is one connection the fault proxy carries: a toxiproxy proxy to
+// Upstream (host:port), with an HTTP fault layer in front when HTTP is
+// set.
+type Route struct {
+	Name     string `json:"name"`
+	Upstream string `json:"upstream"`
+	HTTP     bool   `json:"http"`
+}
+
+// Proxy configures the fault proxy process.
+type Proxy struct {
+	Routes []Route `json:"routes"`
+	Seed   uint64  `json:"seed"`
+}
+
+// ProxyReady is what the fault proxy prints on its first line of output.
+type ProxyReady struct {
+	API    string            `json:"api"`    // toxiproxy's HTTP API, host:port
+	Listen map[string]string `json:"listen"` // route -> host:port to connect to
+	HTTP   map[string]string `json:"http"`   // route -> host:port of its HTTP fault layer
+}
+
+// HTTPFaults configures the HTTP fault layer of a route. Rates are
+// probabilities per request, applied in this order.
+type HTTPFaults struct {
+	// Refuse503 answers 503 SlowDown without forwarding the request.
+	Refuse503 float64 `json:"refuse_503"`
+	// Refuse500 answers 500 InternalError without forwarding.
+	Refuse500 float64 `json:"refuse_500"`
+	// Applied503 forwards a PUT, lets it apply, and replaces its reply
+	// with 503 SlowDown.
+	Applied503 float64 `json:"applied_503"`
+}
+
+// HTTPStats counts what the HTTP fault layer did.
+type HTTPStats struct {
+	Requests   int64 `json:"requests"`
+	Refused503 int64 `json:"refused_503"`
+	Refused500 int64 `json:"refused_500"`
+	Applied503 int64 `json:"applied_503"`
+}
+
+// Load reads a configuration file into v.
+func Load(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, v)
+}
+
+// Save writes v to path as JSON.
+func Save(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,347 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+)
+
+// kind is one fault kind, or one negative control.
+type kind struct {
+	name string
+	// control names the deliberately broken variant the writers run
+	// (spec.Break*); empty for a real run.
+	control string
+	// mustCatch lists the checks (invariant names, or "porcupine") of
+	// which at least one must catch the control.
+	mustCatch []string
+	// faultFor overrides the fault phase's length, in TTLs.
+	faultTTLs float64
+	// setup adjusts the run's parameters.
+	setup func(p *params)
+	// writers adjusts writer i's configuration.
+	writers func(r *run, i int, w *spec.Writer)
+	// inject runs the fault phase (at most about faultFor) and undoes
+	// what it did; anything left is healed after it.
+	inject func(r *run) error
+	// bit says whether the fault did what it is meant to, from the report.
+	bit func(rep *report) (bool, string)
+	// standing describes a fault that lasts the whole workload (set up
+	// by writers); it is recorded as one fault from start to healing.
+	standing string
+}
+
+// pausePoint makes writer 1 stop itself mid-commit (versions uploaded,
+// manifest not yet written) on its third manifest write; the suite
+// resumes it once another writer has taken its domain over.
+func pausePoint(_ *run, i int, w *spec.Writer) {
+	if i == 1 {
+		w.PauseAt, w.PauseAfter = spec.PointBeforeManifestPut, 3
+	}
+}
+
+func staleBit(rep *report) (bool, string) {
+	s := rep.Staleness
+	return s.Windows > 0, fmt.Sprintf("%d stale-holder windows, %d stale commits attempted", s.Windows, s.CommitsAttempt)
+}
+
+func count(rep *report, op, outcome string) int { return rep.Ops[op][outcome] }
+
+func lostSessions(rep *report) int {
+	return rep.Ops[hist.OpLost]["event"]
+}
+
+var kinds = []*kind{
+	{
+		name: "sigstop",
+		// A holder stopped past its TTL by the suite, and one that stops
+		// itself mid-commit.
+		faultTTLs: 3,
+		writers:   pausePoint,
+		inject: func(r *run) error {
+			l, c, ok := r.pickHolder()
+			if !ok {
+				return fmt.Errorf("no lease holder to stop")
+			}
+			r.stopPastTakeover(c, l)
+			return nil
+		},
+		bit: staleBit,
+	},
+	{
+		name:      "sigkill",
+		faultTTLs: 3,
+		writers: func(r *run, i int, w *spec.Writer) {
+			points := []string{spec.PointAfterVersionPut, spec.PointBeforeManifestPut, spec.PointAfterManifestPut}
+			if i < len(points) {
+				w.KillAt, w.KillAfter = points[i], 2+r.rng.IntN(4)
+			}
+		},
+		inject: func(r *run) error {
+			sleep(r.p.ttl)
+			_, c, ok := r.pickHolder()
+			if !ok {
+				return fmt.Errorf("no lease holder to kill")
+			}
+			start := hist.Now()
+			c.signal(syscall.SIGKILL)
+			r.logf("SIGKILL %s", c.name)
+			r.fault("sigkill", c.name, start)
+			return nil
+		},
+		bit: func(rep *report) (bool, string) {
+			kills := rep.FaultCount["sigkill"]
+			for _, f := range rep.Faults {
+				if f.Kind == "point" {
+					kills++
+				}
+			}
+			return kills > 0 && rep.Restarts > 0, fmt.Sprintf("%d kills, %d writers replaced, %d operations left pending", kills, rep.Restarts, pendingOps(rep))
+		},
+	},
+	{
+		name:      "minio-restart",
+		faultTTLs: 2.5,
+		inject: func(r *run) error {
+			sleep(time.Duration(r.rng.IntN(1000)) * time.Millisecond)
+			start := hist.Now()
+			r.s.minio.kill()
+			r.logf("MinIO killed")
+			sleep(time.Second + time.Duration(r.rng.IntN(1000))*time.Millisecond)
+			err := r.s.minio.start(true)
+			r.logf("MinIO restarted on its data directory")
+			r.fault("minio-restart", "minio", start)
+			return err
+		},
+		bit: func(rep *report) (bool, string) {
+			n := 0
+			for op, m := range rep.Ops {
+				if op != hist.OpIssue {
+					n += m[hist.Fail] + m[hist.Unknown]
+				}
+			}
+			spans := rep.FaultSpans["minio-restart"]
+			return n+spans > 0, fmt.Sprintf("%d operations failed or ended unknown, %d waited through the outage", n, spans)
+		},
+	},
+	{
+		name:      "dynalite-restart",
+		faultTTLs: 3,
+		inject: func(r *run) error {
+			// Kill it while leases are held, so that sessions cannot renew.
+			r.pickHolder()
+			start := hist.Now()
+			r.s.dynalite.kill()
+			r.logf("dynalite killed")
+			sleep(2 * r.p.ttl)
+			err := r.s.dynalite.start(true)
+			r.logf("dynalite restarted with --path on its data directory")
+			r.fault("dynalite-restart", "dynalite", start)
+			return err
+		},
+		bit: func(rep *report) (bool, string) {
+			n := rep.FaultSpans["dynalite-restart"]
+			return n > 0, fmt.Sprintf("%d operations waited through the outage, %d releases failed, %d sessions lost", n, count(rep, hist.OpRelease, hist.Fail), lostSessions(rep))
+		},
+	},
+	{
+		name:      "partition",
+		faultTTLs: 3,
+		inject: func(r *run) error {
+			l, c, ok := r.pickHolder()
+			if !ok {
+				return fmt.Errorf("no lease holder to partition")
+			}
+			slot := c.slot
+			other := (slot + 1 + r.rng.IntN(r.p.writers-1)) % r.p.writers
+			start := hist.Now()
+			if err := r.proxy.blackhole(fmt.Sprintf("s3-%d", slot)); err != nil {
+				return err
+			}
+			if err := r.proxy.blackhole(fmt.Sprintf("dyn-%d", slot)); err != nil {
+				return err
+			}
+			if err := r.proxy.dropReplies(fmt.Sprintf("s3-%d", other), 500); err != nil {
+				return err
+			}
+			r.logf("partitioned %s (holder of %s token %d) from S3 and DynamoDB; dropping S3 replies to slot %d", c.name, l.domain, l.token, other)
+			r.ensureTakeover(l.domain, l.token)
+			if rest := 5*r.p.ttl/2 - time.Duration(hist.Now()-start); rest > 0 {
+				sleep(rest)
+			}
+			err := r.proxy.heal()
+			r.fault("partition", c.name+" from S3 and DynamoDB", start)
+			r.fault("dropped-replies", fmt.Sprintf("slot %d S3 replies", other), start)
+			return err
+		},
+		bit: func(rep *report) (bool, string) {
+			spans := rep.FaultSpans["partition"]
+			return spans > 0, fmt.Sprintf("%d operations stuck through the partition, %d sessions lost, %d commits unknown, %d recovered", spans, lostSessions(rep), count(rep, hist.OpCommit, hist.Unknown), rep.Recovered)
+		},
+	},
+	{
+		name:      "asymmetric",
+		faultTTLs: 3.5,
+		writers: func(r *run, _ int, w *spec.Writer) {
+			// Leases held for the whole run unless lost, so that the
+			// holder cut off is mid-lease; and every writer goes on
+			// committing after its session ends, until it is fenced: the
+			// cut-off holder cannot renew but still writes.
+			w.CommitsMin, w.CommitsMax = 1000, 1000
+			w.StubbornMillis = (4 * r.p.ttl).Milliseconds()
+		},
+		inject: func(r *run) error {
+			l, c, ok := r.pickHolder()
+			if !ok {
+				return fmt.Errorf("no lease holder to partition")
+			}
+			start := hist.Now()
+			if err := r.proxy.blackhole(fmt.Sprintf("dyn-%d", c.slot)); err != nil {
+				return err
+			}
+			r.logf("%s (holder of %s token %d) reaches S3 but not DynamoDB", c.name, l.domain, l.token)
+			r.ensureTakeover(l.domain, l.token)
+			if rest := 3*r.p.ttl - time.Duration(hist.Now()-start); rest > 0 {
+				sleep(rest)
+			}
+			err := r.proxy.heal()
+			r.fault("asymmetric-partition", c.name+" from DynamoDB only", start)
+			return err
+		},
+		bit: staleBit,
+	},
+	{
+		name:      "clock-skew",
+		faultTTLs: 4,
+		writers: func(r *run, i int, w *spec.Writer) {
+			ttl := r.p.ttl.Milliseconds()
+			switch i {
+			case 0:
+				w.ClockOffsetMillis = 9 * ttl / 10
+			case 1:
+				w.ClockOffsetMillis = -9 * ttl / 10
+			case 2:
+				w.ClockRate = 1.25
+			case 3:
+				w.ClockRate = 0.8
+			case 4:
+				w.ClockOffsetMillis, w.ClockRate = ttl/2, 1.1
+			}
+		},
+		standing: "w0 +0.9 TTL, w1 -0.9 TTL, w2 x1.25, w3 x0.8, w4 +0.5 TTL x1.1",
+		inject:   func(*run) error { return nil },
+		bit: func(rep *report) (bool, string) {
+			return lostSessions(rep) > 0 || rep.Staleness.Windows > 0, fmt.Sprintf("%d sessions lost, %d stale-holder windows", lostSessions(rep), rep.Staleness.Windows)
+		},
+	},
+	{
+		name:      "http-errors",
+		faultTTLs: 3,
+		inject: func(r *run) error {
+			start := hist.Now()
+			cfg := &spec.HTTPFaults{Refuse503: 0.05, Refuse500: 0.03, Applied503: 0.2}
+			for i := range r.p.writers {
+				if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), cfg); err != nil {
+					return err
+				}
+			}
+			r.logf("HTTP faults on every writer's S3 route: %+v", *cfg)
+			sleep(5 * r.p.ttl / 2)
+			for i := range r.p.writers {
+				if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), &spec.HTTPFaults{}); err != nil {
+					return err
+				}
+			}
+			r.fault("http-503-500", "every writer's S3 route", start)
+			return nil
+		},
+		bit: func(rep *report) (bool, string) {
+			h := rep.HTTPFaults
+			return h.Applied503 > 0 && h.Refused503+h.Refused500 > 0, fmt.Sprintf("%d refused with 503, %d with 500, %d applied then 503; %d commits recovered by read-back", h.Refused503, h.Refused500, h.Applied503, rep.Recovered)
+		},
+	},
+	{
+		name:      "contention",
+		faultTTLs: 3.5,
+		setup:     func(p *params) { p.domains = p.domains[:1] },
+		writers: func(r *run, _ int, w *spec.Writer) {
+			w.Committers, w.CommitsMin, w.CommitsMax = 3, 3, 8
+			w.StubbornMillis = (2 * r.p.ttl).Milliseconds()
+		},
+		inject: func(r *run) error {
+			// Overlapping holders as well as concurrent committers.
+			l, c, ok := r.pickHolder()
+			if !ok {
+				return fmt.Errorf("no lease holder to stop")
+			}
+			r.stopPastTakeover(c, l)
+			return nil
+		},
+		bit: func(rep *report) (bool, string) {
+			n412, n409 := rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"]
+			return n412 > 0, fmt.Sprintf("%d manifest writes answered 412, %d answered 409", n412, n409)
+		},
+	},
+
+	// Negative controls: each must be caught.
+	{
+		name: "control-unconditional", control: spec.BreakUnconditional,
+		mustCatch: []string{"porcupine", "I1", "I2", "I4"},
+		faultTTLs: 4,
+		writers:   pausePoint,
+		inject:    func(*run) error { return nil },
+		bit:       staleBit,
+	},
+	{
+		name: "control-412-ok", control: spec.Break412OK,
+		mustCatch: []string{"porcupine", "I1", "I4"},
+		faultTTLs: 4,
+		writers:   pausePoint,
+		inject:    func(*run) error { return nil },
+		bit:       staleBit,
+	},
+	{
+		name: "control-reissue", control: spec.BreakNoFloor,
+		mustCatch: []string{"porcupine tokens", "I5"},
+		faultTTLs: 4,
+		inject: func(r *run) error {
+			sleep(r.p.ttl)
+			start := hist.Now()
+			r.s.dynalite.kill()
+			if err := r.s.dynalite.start(false); err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := dynamocoord.CreateTable(ctx, r.s.dyn, r.table); err != nil {
+				return err
+			}
+			r.logf("dynalite restarted without its data, table recreated")
+			r.fault("dynalite-wipe", "dynalite", start)
+			return nil
+		},
+		bit: func(rep *report) (bool, string) { return true, "dynalite wiped" },
+	},
+}
+
+func pendingOps(rep *report) int {
+	n := 0
+	for _, m := range rep.Ops {
+		n += m["pending"]
+	}
+	return n
+}
+
+func kindByName(name string) *kind {
+	for _, k := range kinds {
+		if k.name == name {
+			return k
+		}
+	}
+	return nil
+}

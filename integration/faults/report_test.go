@@ -1,0 +1,419 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// invariantResult is one invariant's verdict in a report.
+type invariantResult struct {
+	Name       string   `json:"name"`
+	Desc       string   `json:"description"`
+	Violations int      `json:"violations"`
+	Examples   []string `json:"examples,omitempty"`
+}
+
+// report is one run's report.
+type report struct {
+	Kind      string   `json:"kind"`
+	Control   bool     `json:"negative_control"`
+	Seed      uint64   `json:"seed"`
+	SuiteSeed uint64   `json:"suite_seed"`
+	Started   string   `json:"started"`
+	Duration  float64  `json:"duration_seconds"`
+	Writers   int      `json:"writers"`
+	Readers   int      `json:"readers"`
+	Domains   []string `json:"domains"`
+	TTL       float64  `json:"ttl_seconds"`
+
+	Ops          map[string]map[string]int `json:"operations"` // op -> outcome -> count
+	Recovered    int                       `json:"commits_recovered_by_read_back"`
+	Restarts     int                       `json:"writer_restarts"`
+	Faults       []faultEvent              `json:"faults"`
+	FaultSeconds map[string]float64        `json:"fault_seconds_by_kind"`
+	FaultCount   map[string]int            `json:"faults_by_kind"`
+	// FaultSpans counts, per fault kind, the operations in flight from
+	// before a fault began until after it ended.
+	FaultSpans   map[string]int    `json:"operations_spanning_faults"`
+	Staleness    staleness         `json:"staleness"`
+	ManifestPuts map[string]int64  `json:"manifest_writes"` // writers' counters: puts, 412, 409, errors
+	HTTPFaults   spec.HTTPStats    `json:"http_faults"`
+	Porcupine    []verdict         `json:"porcupine"`
+	Invariants   []invariantResult `json:"invariants"`
+	I7Checked    int               `json:"i7_checks"`
+	Recovery     recovery          `json:"recovery"`
+	Bit          bool              `json:"fault_bit"`
+	BitWhy       string            `json:"fault_bit_because"`
+	Verdict      string            `json:"verdict"` // pass, fail; for controls caught, missed
+	CaughtBy     []string          `json:"caught_by,omitempty"`
+	Problems     []string          `json:"problems,omitempty"`
+	Artifacts    string            `json:"artifacts,omitempty"`
+	Replay       string            `json:"replay"`
+	Notes        []string          `json:"notes,omitempty"`
+}
+
+// finish measures recovery (I8), reads the history and the store's
+// record, checks everything and writes the report.
+func (r *run) finish(ctx context.Context) *report {
+	t := r.t
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	rep := &report{
+		Kind: r.p.kind.name, Control: r.p.kind.control != "", Seed: r.p.seed, SuiteSeed: r.s.env.seed,
+		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(),
+		Replay: fmt.Sprintf("%s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
+	}
+	r.ensureServers()
+	rec8, v8 := r.probeI8()
+	rep.Recovery = rec8
+	for i := range r.p.writers {
+		st, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), nil)
+		if err == nil {
+			rep.HTTPFaults.Requests += st.Requests
+			rep.HTTPFaults.Refused503 += st.Refused503
+			rep.HTTPFaults.Refused500 += st.Refused500
+			rep.HTTPFaults.Applied503 += st.Applied503
+		}
+	}
+
+	h, err := loadHistory(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]*domainRecord{}
+	counters := map[string]uint64{}
+	finalVersions := map[string]map[string]string{}
+	finalValues := map[string]map[string]string{}
+	co := r.directCoord()
+	reader := objstore.New(r.directBackend(), &objstore.Options{SkipProbe: true})
+	for _, d := range r.p.domains {
+		rec, err := readRecord(ctx, r.s.s3, r.bucket, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs[d] = rec
+		st, err := co.State(ctx, d)
+		if err != nil {
+			t.Fatalf("read the coordinator's state of %s: %v", d, err)
+		}
+		counters[d] = st.Token
+		finalVersions[d], finalValues[d] = map[string]string{}, map[string]string{}
+		sn, err := reader.Snapshot(ctx, d)
+		if err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("final snapshot of %s: %v", d, err))
+			continue
+		}
+		list, err := sn.List(ctx)
+		if err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("final list of %s: %v", d, err))
+			continue
+		}
+		for _, v := range list {
+			data, err := sn.ReadAll(ctx, v.Key)
+			if err != nil {
+				v8 = append(v8, violation{"I4", fmt.Sprintf("final read of %s/%s: %v", d, v.Key, err)})
+				continue
+			}
+			finalVersions[d][v.Key], finalValues[d][v.Key] = v.Object, string(data)
+		}
+	}
+	i7n, v7 := r.checkI7(ctx, r.p.domains[0])
+	rep.I7Checked = i7n
+
+	reg, vres := resolve(h, recs)
+	var vs []violation
+	vs = append(vs, checkI1(reg, recs)...)
+	vs = append(vs, checkI2(h, recs)...)
+	vs = append(vs, checkI3(h, recs, finalVersions)...)
+	vs = append(vs, checkI4(h, recs, finalVersions, finalValues)...)
+	vs = append(vs, checkI5(h, counters)...)
+	vs = append(vs, checkI6(recs)...)
+	vs = append(vs, v7...)
+	vs = append(vs, v8...)
+	vs = append(vs, vres...)
+	for _, in := range invariantNames {
+		res := invariantResult{Name: in.name, Desc: in.desc}
+		for _, v := range vs {
+			if v.check == in.name {
+				res.Violations++
+				if len(res.Examples) < 5 {
+					res.Examples = append(res.Examples, v.detail)
+				}
+			}
+		}
+		rep.Invariants = append(rep.Invariants, res)
+	}
+
+	parts := partitions(reg, h, r.p.domains, r.p.keys)
+	rep.Porcupine = check(parts, 2*time.Minute)
+
+	rep.Ops = map[string]map[string]int{}
+	for _, o := range h.ops {
+		outcome := o.Outcome
+		if o.pending {
+			outcome = "pending"
+		}
+		if rep.Ops[o.Op] == nil {
+			rep.Ops[o.Op] = map[string]int{}
+		}
+		rep.Ops[o.Op][outcome]++
+		if o.Op == hist.OpCommit && o.Out.Recovered {
+			rep.Recovered++
+		}
+	}
+	for _, e := range h.events {
+		if e.Op == hist.OpLost || e.Op == hist.OpPoint {
+			if rep.Ops[e.Op] == nil {
+				rep.Ops[e.Op] = map[string]int{}
+			}
+			rep.Ops[e.Op]["event"]++
+		}
+	}
+	rep.Staleness = measureStaleness(h, reg)
+	rep.ManifestPuts = writerStats(h)
+	for _, e := range h.events {
+		if e.Op == hist.OpPoint {
+			rep.Faults = append(rep.Faults, faultEvent{Kind: "point", Target: e.Client + " " + e.Err, Start: r.since(e.Call), End: r.since(e.Call)})
+		}
+	}
+	r.mu.Lock()
+	rep.Faults = append(rep.Faults, r.faults...)
+	rep.Notes = append(rep.Notes, r.notes...)
+	r.mu.Unlock()
+	sort.SliceStable(rep.Faults, func(i, j int) bool { return rep.Faults[i].Start < rep.Faults[j].Start })
+	rep.FaultSeconds, rep.FaultCount = map[string]float64{}, map[string]int{}
+	for _, f := range rep.Faults {
+		rep.FaultSeconds[f.Kind] += f.End - f.Start
+		rep.FaultCount[f.Kind]++
+	}
+	rep.FaultSpans = map[string]int{}
+	for _, f := range rep.Faults {
+		from, to := r.start+int64(f.Start*1e9), r.start+int64(f.End*1e9)
+		for _, o := range h.ops {
+			if o.Call <= from && (o.pending || o.Return >= to) && to > from {
+				rep.FaultSpans[f.Kind]++
+			}
+		}
+	}
+	rep.Restarts = r.fleet.restarts
+	rep.Recovery.FirstCommitAfterHeal = map[string]float64{}
+	for _, o := range h.ops {
+		if o.Op == hist.OpCommit && o.Outcome == hist.OK && o.Call > r.healedAt && !strings.HasPrefix(o.Client, "probe") {
+			d := o.In.Domain
+			s := float64(o.Return-r.healedAt) / 1e9
+			if cur, ok := rep.Recovery.FirstCommitAfterHeal[d]; !ok || s < cur {
+				rep.Recovery.FirstCommitAfterHeal[d] = s
+			}
+		}
+	}
+	rep.Bit, rep.BitWhy = r.p.kind.bit(rep)
+	rep.Duration = r.since(hist.Now())
+	rep.Started = time.Now().Add(-time.Duration(rep.Duration * 1e9)).UTC().Format(time.RFC3339)
+
+	// The verdict.
+	var caught []string
+	for _, v := range rep.Porcupine {
+		if v.Result == "illegal" {
+			caught = append(caught, "porcupine "+v.Partition)
+		}
+	}
+	for _, in := range rep.Invariants {
+		if in.Violations > 0 {
+			caught = append(caught, in.Name)
+		}
+	}
+	if rep.Control {
+		rep.CaughtBy = caught
+		rep.Verdict = "missed"
+		for _, c := range caught {
+			for _, want := range r.p.kind.mustCatch {
+				if strings.HasPrefix(c, want) {
+					rep.Verdict = "caught"
+				}
+			}
+		}
+	} else {
+		rep.Verdict = "pass"
+		if len(caught) > 0 || !rep.Bit {
+			rep.Verdict = "fail"
+		}
+		for _, v := range rep.Porcupine {
+			if v.Result == "unknown" {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("porcupine timed out on %s", v.Partition))
+				rep.Verdict = "fail"
+			}
+		}
+		if rep.Staleness.CommitsAccepted > 0 {
+			rep.Verdict = "fail"
+		}
+	}
+	r.save(rep, h)
+	return rep
+}
+
+// writerStats sums the writers' last reported counters.
+func writerStats(h *history) map[string]int64 {
+	last := map[string]map[string]int64{}
+	for _, e := range h.events {
+		if e.Op == hist.OpStats {
+			last[e.Client] = e.Out.Stats
+		}
+	}
+	sum := map[string]int64{}
+	for _, st := range last {
+		for k, v := range st {
+			sum[k] += v
+		}
+	}
+	return sum
+}
+
+// failed reports whether the run failed: a violation or an inconclusive
+// check in a real run, or a negative control that went unnoticed.
+func (rep *report) failed() bool {
+	return rep.Verdict == "fail" || rep.Verdict == "missed"
+}
+
+// save writes report.json and summary.txt, and on failure (or with
+// FENCE_FAULTS_KEEP) the merged history and porcupine's visualization of
+// every partition that is not linearizable.
+func (r *run) save(rep *report, h *history) {
+	dir := filepath.Join(r.s.out, rep.Kind)
+	if r.round > 0 {
+		dir += fmt.Sprintf("-round%d", r.round)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.t.Errorf("report: %v", err)
+		return
+	}
+	keep := rep.failed() || r.s.env.keep
+	if keep {
+		rep.Artifacts = dir
+		f, err := os.Create(filepath.Join(dir, "history.jsonl"))
+		if err == nil {
+			enc := json.NewEncoder(f)
+			for _, o := range h.ops {
+				enc.Encode(struct {
+					hist.Record
+					Pending bool   `json:"pending,omitempty"`
+					Applied bool   `json:"resolved_applied,omitempty"`
+					Seq     uint64 `json:"resolved_seq,omitempty"`
+				}{o.Record, o.pending, o.applied, o.seq})
+			}
+			for _, e := range h.events {
+				enc.Encode(e)
+			}
+			f.Close()
+		}
+		for _, v := range rep.Porcupine {
+			if v.Result != "illegal" && !r.s.env.keep {
+				continue
+			}
+			name := strings.NewReplacer(" ", "-", "/", "_").Replace(v.Partition) + ".html"
+			if err := porcupine.VisualizePath(v.model, v.info, filepath.Join(dir, name)); err != nil {
+				r.t.Logf("visualize %s: %v", v.Partition, err)
+			}
+		}
+		logs, _ := filepath.Glob(filepath.Join(r.dir, "*.log"))
+		logs = append(logs, filepath.Join(r.s.dir, "minio.log"), filepath.Join(r.s.dir, "dynalite.log"))
+		for _, path := range logs {
+			if data, err := os.ReadFile(path); err == nil {
+				os.WriteFile(filepath.Join(dir, filepath.Base(path)), data, 0o644)
+			}
+		}
+	}
+	data, _ := json.MarshalIndent(rep, "", "  ")
+	os.WriteFile(filepath.Join(dir, "report.json"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(rep.summary()), 0o644)
+}
+
+// summary is the readable form of the report.
+func (rep *report) summary() string {
+	var b strings.Builder
+	kind := rep.Kind
+	if rep.Control {
+		kind += " (negative control)"
+	}
+	fmt.Fprintf(&b, "run %s: seed %d (suite seed %d), %.1fs, %d writers, %d readers, domains %s, TTL %.1fs\n",
+		kind, rep.Seed, rep.SuiteSeed, rep.Duration, rep.Writers, rep.Readers, strings.Join(rep.Domains, ","), rep.TTL)
+	fmt.Fprintf(&b, "  operations:")
+	for _, op := range slices.Sorted(maps.Keys(rep.Ops)) {
+		fmt.Fprintf(&b, " %s{", op)
+		for i, oc := range slices.Sorted(maps.Keys(rep.Ops[op])) {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			fmt.Fprintf(&b, "%s:%d", oc, rep.Ops[op][oc])
+		}
+		b.WriteString("}")
+	}
+	fmt.Fprintf(&b, "; %d commits recovered by read-back; %d writer restarts\n", rep.Recovered, rep.Restarts)
+	fmt.Fprintf(&b, "  faults:")
+	for _, k := range slices.Sorted(maps.Keys(rep.FaultCount)) {
+		fmt.Fprintf(&b, " %s x%d (%.1fs, %d operations spanning)", k, rep.FaultCount[k], rep.FaultSeconds[k], rep.FaultSpans[k])
+	}
+	if rep.HTTPFaults.Requests > 0 {
+		fmt.Fprintf(&b, "; HTTP layer: %d requests, %d refused 503, %d refused 500, %d applied then 503",
+			rep.HTTPFaults.Requests, rep.HTTPFaults.Refused503, rep.HTTPFaults.Refused500, rep.HTTPFaults.Applied503)
+	}
+	fmt.Fprintf(&b, "\n  bite: %v (%s)\n", rep.Bit, rep.BitWhy)
+	s := rep.Staleness
+	fmt.Fprintf(&b, "  stale-holder windows: %d (%.2fs in all, longest %.2fs); stale commits attempted %d, accepted %d, fenced %d\n",
+		s.Windows, s.WindowSeconds, s.LongestSeconds, s.CommitsAttempt, s.CommitsAccepted, s.FencedByStore)
+	fmt.Fprintf(&b, "  manifest writes: %d, 412 %d, 409 %d, other errors %d\n",
+		rep.ManifestPuts["manifest_puts"], rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"], rep.ManifestPuts["manifest_err"])
+	fmt.Fprintf(&b, "  porcupine:")
+	for _, v := range rep.Porcupine {
+		fmt.Fprintf(&b, " [%s: %s, %d ops, %.2fs]", v.Partition, v.Result, v.Ops, v.Seconds)
+	}
+	for _, v := range rep.Porcupine {
+		if v.Explain != "" {
+			fmt.Fprintf(&b, "\n    %s: %s", v.Partition, v.Explain)
+		}
+	}
+	fmt.Fprintf(&b, "\n  invariants:")
+	for _, in := range rep.Invariants {
+		fmt.Fprintf(&b, " %s=%d", in.Name, in.Violations)
+	}
+	fmt.Fprintf(&b, " (I7 checks %d)\n", rep.I7Checked)
+	for _, in := range rep.Invariants {
+		for _, e := range in.Examples {
+			fmt.Fprintf(&b, "    %s: %s\n", in.Name, e)
+		}
+	}
+	fmt.Fprintf(&b, "  recovery: a fresh writer acquired and committed in at most %.2fs (bound %.0fs)", rep.Recovery.MaxSeconds, rep.Recovery.BoundSeconds)
+	if len(rep.Recovery.FirstCommitAfterHeal) > 0 {
+		fmt.Fprintf(&b, "; first workload commit after healing:")
+		for _, d := range slices.Sorted(maps.Keys(rep.Recovery.FirstCommitAfterHeal)) {
+			fmt.Fprintf(&b, " %s %.2fs", d, rep.Recovery.FirstCommitAfterHeal[d])
+		}
+	}
+	b.WriteString("\n")
+	for _, p := range rep.Problems {
+		fmt.Fprintf(&b, "  problem: %s\n", p)
+	}
+	fmt.Fprintf(&b, "  verdict: %s", rep.Verdict)
+	if rep.Control {
+		fmt.Fprintf(&b, " (caught by: %s)", strings.Join(rep.CaughtBy, ", "))
+	}
+	b.WriteString("\n")
+	if rep.Artifacts != "" {
+		fmt.Fprintf(&b, "  artifacts: %s\n", rep.Artifacts)
+	}
+	fmt.Fprintf(&b, "  replay: %s\n", rep.Replay)
+	return b.String()
+}

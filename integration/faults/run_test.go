@@ -1,0 +1,420 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/s3store"
+)
+
+// suite is what every run shares: the child binary and the servers.
+type suite struct {
+	env      environment
+	bin      string
+	dir      string
+	minio    *server
+	dynalite *server
+	s3       *s3.Client
+	dyn      *dynamodb.Client
+	out      string // where reports go
+}
+
+// params are one run's settings.
+type params struct {
+	kind      *kind
+	seed      uint64
+	writers   int
+	readers   int
+	domains   []string
+	keys      []string
+	ttl       time.Duration
+	opTimeout time.Duration
+	faultFor  time.Duration // how long the fault phase lasts
+	settle    time.Duration // workload after healing
+	i8Bound   time.Duration
+}
+
+// faultEvent is one injected fault.
+type faultEvent struct {
+	Kind   string  `json:"kind"`
+	Target string  `json:"target"`
+	Start  float64 `json:"start_seconds"` // since the run started
+	End    float64 `json:"end_seconds"`
+}
+
+// run is one run: one fault kind against a fresh bucket and table.
+type run struct {
+	t      *testing.T
+	s      *suite
+	p      params
+	round  int // the long mode's round, from 0
+	rng    *rand.Rand
+	dir    string
+	bucket string
+	table  string
+	start  int64 // hist.Now() at the start
+	proxy  *faultProxy
+	fleet  *fleet
+	live   *liveView
+
+	mu          sync.Mutex
+	faults      []faultEvent
+	stoppedByUs map[int]bool
+	takers      int
+	direct      objstore.Backend
+	directCo    *dynamocoord.Coordinator
+	healedAt    int64
+	notes       []string
+}
+
+func (r *run) since(ns int64) float64 { return float64(ns-r.start) / 1e9 }
+
+func (r *run) logf(format string, args ...any) {
+	msg := fmt.Sprintf("%6.2fs %s", r.since(hist.Now()), fmt.Sprintf(format, args...))
+	r.mu.Lock()
+	r.notes = append(r.notes, msg)
+	r.mu.Unlock()
+	r.t.Log(msg)
+}
+
+// fault records a fault that began at start and ended now.
+func (r *run) fault(kind, target string, start int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.faults = append(r.faults, faultEvent{Kind: kind, Target: target, Start: r.since(start), End: r.since(hist.Now())})
+}
+
+// sleep waits d.
+func sleep(d time.Duration) { time.Sleep(d) }
+
+// execute runs the workload with the fault, then checks and reports.
+func (r *run) execute() *report {
+	t := r.t
+	ctx := context.Background()
+	r.ensureServers()
+	r.provision(ctx)
+	r.openDirect()
+
+	routes := make([]spec.Route, 0, 2*r.p.writers)
+	for i := range r.p.writers {
+		routes = append(routes,
+			spec.Route{Name: fmt.Sprintf("s3-%d", i), Upstream: r.s.minio.addr(), HTTP: true},
+			spec.Route{Name: fmt.Sprintf("dyn-%d", i), Upstream: r.s.dynalite.addr()})
+	}
+	px, err := startProxy(r.s.bin, r.dir, spec.Proxy{Routes: routes, Seed: r.p.seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.proxy = px
+	defer px.stop()
+
+	r.fleet = &fleet{bin: r.s.bin, dir: r.dir, logf: r.logf}
+	defer r.fleet.kill()
+	if err := r.fleet.startWriters(r.writerConfigs()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fleet.startReader(spec.Reader{
+		Clients: clientNames("r", r.p.readers), History: filepath.Join(r.dir, "hist-readers.jsonl"),
+		Backend: "minio", S3: r.s.minio.url(), Bucket: r.bucket, Domains: r.p.domains,
+		Seed: r.p.seed, PauseMillis: 60, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.live = newLiveView(r.dir)
+
+	// Warm up: wait for a few acknowledged commits (at most 30 s).
+	r.waitFor(30*time.Second, "3 acknowledged commits", func() bool { return r.live.commits() >= 3 })
+
+	// The fault phase, with the writers that stop themselves at a pause
+	// point resumed once they are stale.
+	stopResumer := r.resumeSelfPaused()
+	faultStart := hist.Now()
+	r.logf("fault phase: %s for %s", r.p.kind.name, r.p.faultFor)
+	// Inject, again and again while at least 2 TTLs of the phase remain
+	// (in the quick mode the phase fits one injection).
+	for {
+		if err := r.p.kind.inject(r); err != nil {
+			r.logf("inject: %v", err)
+			t.Errorf("%s: injecting the fault failed: %v", r.p.kind.name, err)
+			break
+		}
+		rest := r.p.faultFor - time.Duration(hist.Now()-faultStart)
+		if rest < 2*r.p.ttl {
+			sleep(max(rest, 0))
+			break
+		}
+		sleep(r.p.ttl)
+	}
+	stopResumer()
+	if r.p.kind.standing != "" {
+		r.fault(r.p.kind.name, r.p.kind.standing, r.start)
+	}
+	r.heal()
+	r.logf("healed; the workload goes on for %s", r.p.settle)
+	sleep(r.p.settle)
+	r.fleet.stop(30 * time.Second)
+	r.logf("processes stopped")
+
+	rep := r.finish(ctx)
+	return rep
+}
+
+// provision creates the run's bucket, with versioning so that the store
+// keeps every manifest write, and its table.
+func (r *run) provision(ctx context.Context) {
+	t := r.t
+	b := aws.String(r.bucket)
+	if _, err := r.s.s3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: b}); err != nil {
+		t.Fatalf("create bucket %s: %v", r.bucket, err)
+	}
+	if _, err := r.s.s3.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: b, VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatalf("enable versioning on %s: %v", r.bucket, err)
+	}
+	if err := dynamocoord.CreateTable(ctx, r.s.dyn, r.table); err != nil {
+		t.Fatalf("create table %s: %v", r.table, err)
+	}
+}
+
+func clientNames(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
+// writerConfigs returns the writers' configurations: half use
+// aws-sdk-go-v2 and half minio-go, half are stubborn (they go on
+// committing for a while after their session ended, until fenced), and
+// the fault kind adjusts them.
+func (r *run) writerConfigs() []spec.Writer {
+	out := make([]spec.Writer, r.p.writers)
+	for i := range out {
+		w := spec.Writer{
+			Client:  fmt.Sprintf("w%d", i),
+			History: filepath.Join(r.dir, fmt.Sprintf("hist-w%d.jsonl", i)),
+			Backend: []string{"s3", "minio"}[i%2],
+			S3:      "http://" + r.proxy.addr(fmt.Sprintf("s3-%d", i)),
+			Dynamo:  "http://" + r.proxy.addr(fmt.Sprintf("dyn-%d", i)),
+			Bucket:  r.bucket, Table: r.table,
+			Domains: r.p.domains, Keys: r.p.keys,
+			Seed:            r.rng.Uint64(),
+			TTLMillis:       r.p.ttl.Milliseconds(),
+			OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
+			Committers:      1, CommitsMin: 8, CommitsMax: 30,
+			Break: r.p.kind.control,
+		}
+		if i%2 == 0 {
+			w.StubbornMillis = (3 * r.p.ttl / 2).Milliseconds()
+		}
+		if r.p.kind.writers != nil {
+			r.p.kind.writers(r, i, &w)
+		}
+		out[i] = w
+	}
+	return out
+}
+
+// waitFor polls cond (refreshing the live view) every 100 ms for at most
+// limit.
+func (r *run) waitFor(limit time.Duration, what string, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		r.live.refresh()
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			r.logf("gave up waiting for %s after %s", what, limit)
+			return false
+		}
+		sleep(100 * time.Millisecond)
+	}
+}
+
+// holders returns the writers that hold a lease now, by the live view.
+func (r *run) holders() []lease {
+	r.live.refresh()
+	var out []lease
+	for _, l := range r.live.holders {
+		if c := r.fleet.byName(l.client); c != nil && !c.stopped() {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pickHolder waits (at most 20 s) for a writer that holds a lease and
+// returns one at random.
+func (r *run) pickHolder() (lease, *child, bool) {
+	var ls []lease
+	r.waitFor(20*time.Second, "a lease holder", func() bool { ls = r.holders(); return len(ls) > 0 })
+	if len(ls) == 0 {
+		return lease{}, nil, false
+	}
+	l := ls[r.rng.IntN(len(ls))]
+	c := r.fleet.byName(l.client)
+	return l, c, c != nil
+}
+
+// stopPastTakeover stops holder c of l with SIGSTOP until its lease has
+// expired and another holder has taken the domain over, then resumes it.
+func (r *run) stopPastTakeover(c *child, l lease) {
+	r.mu.Lock()
+	r.stoppedByUs[c.pid()] = true
+	r.mu.Unlock()
+	start := hist.Now()
+	c.signal(syscall.SIGSTOP)
+	r.logf("SIGSTOP %s, holder of %s token %d, until it is taken over", c.name, l.domain, l.token)
+	sleep(r.p.ttl)
+	r.ensureTakeover(l.domain, l.token)
+	c.signal(syscall.SIGCONT)
+	r.mu.Lock()
+	delete(r.stoppedByUs, c.pid())
+	r.mu.Unlock()
+	r.fault("sigstop", c.name+" past its TTL", start)
+}
+
+// resumeSelfPaused watches for writers that stopped themselves at a pause
+// point and resumes each once a higher token than its own has been
+// accepted in its domain (so that what it does next is stale), or after
+// 8 TTLs. It returns a function that stops watching.
+func (r *run) resumeSelfPaused() func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		handled := map[int]bool{}
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			for _, c := range r.fleet.writers() {
+				r.mu.Lock()
+				ours := r.stoppedByUs[c.pid()]
+				r.mu.Unlock()
+				if ours || handled[c.pid()] || !c.stopped() {
+					continue
+				}
+				handled[c.pid()] = true
+				r.live.refresh()
+				l, held := r.live.holders[c.name]
+				start := hist.Now()
+				r.logf("%s stopped itself at its pause point (lease %v %s %d)", c.name, held, l.domain, l.token)
+				if held {
+					r.ensureTakeover(l.domain, l.token)
+				}
+				c.signal(syscall.SIGCONT)
+				r.fault("sigstop", c.name+" at its pause point", start)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// ensureTakeover waits until a token above token has been accepted in
+// domain, as one of the writers waiting for it takes over; if none has
+// within 1.5 TTLs (no writer happened to want the domain), the suite
+// takes the domain over itself, as a writer would (waiting for the lease
+// to expire), recorded in the history as client taker-N.
+func (r *run) ensureTakeover(domain string, token uint64) {
+	store := objstore.New(r.directBackend(), &objstore.Options{SkipProbe: true})
+	higher := func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h, err := store.Highest(ctx, domain)
+		return err == nil && h > token
+	}
+	deadline := time.Now().Add(3 * r.p.ttl / 2)
+	for time.Now().Before(deadline) {
+		if higher() {
+			r.logf("%s has a token above %d", domain, token)
+			return
+		}
+		sleep(100 * time.Millisecond)
+	}
+	r.mu.Lock()
+	r.takers++
+	name := fmt.Sprintf("taker-%d", r.takers)
+	r.mu.Unlock()
+	w, err := hist.Create(filepath.Join(r.dir, "hist-"+name+".jsonl"))
+	if err != nil {
+		r.t.Errorf("take over %s: %v", domain, err)
+		return
+	}
+	defer w.Close()
+	c := &hist.Client{Name: name, W: w}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*r.p.ttl+r.p.opTimeout)
+	defer cancel()
+	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name}), &recorder{Coordinator: r.directCoord(), c: c}, domain, r.p.keys, r.p.ttl)
+	r.logf("no writer took %s over from token %d; %s did: %v", domain, token, name, err)
+}
+
+// heal ends every fault: toxics removed, HTTP faults off, every writer
+// resumed, both servers running.
+func (r *run) heal() {
+	if err := r.proxy.heal(); err != nil {
+		r.t.Errorf("heal the proxy: %v", err)
+	}
+	for i := range r.p.writers {
+		if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), &spec.HTTPFaults{}); err != nil {
+			r.t.Errorf("heal the HTTP faults: %v", err)
+		}
+	}
+	for _, c := range r.fleet.writers() {
+		c.signal(syscall.SIGCONT)
+	}
+	r.ensureServers()
+	r.healedAt = hist.Now()
+}
+
+// ensureServers restarts a server that is not running: one the fault
+// left down, or one that died on its own (which is noted).
+func (r *run) ensureServers() {
+	for _, s := range []*server{r.s.minio, r.s.dynalite} {
+		msg, err := s.ensure()
+		if msg != "" {
+			r.logf("%s", msg)
+		}
+		if err != nil {
+			r.t.Fatalf("restart %s: %v", s.name, err)
+		}
+	}
+}
+
+// openDirect opens the run's bucket and table without the fault proxy,
+// for the suite's own reads and writes. Both are safe for concurrent use.
+func (r *run) openDirect() {
+	b, err := s3store.Open(context.Background(), r.bucket, "", &s3store.Options{Endpoint: r.s.minio.url(), Region: "us-east-1", PathStyle: true})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	c, err := dynamocoord.Open(context.Background(), r.table, &dynamocoord.OpenOptions{Endpoint: r.s.dynalite.url(), Region: "us-east-1"})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.direct, r.directCo = b, c
+}
+
+// directBackend returns the backend that reaches MinIO directly.
+func (r *run) directBackend() objstore.Backend { return r.direct }
+
+// directCoord returns the coordinator that reaches dynalite directly.
+func (r *run) directCoord() *dynamocoord.Coordinator { return r.directCo }
