@@ -75,7 +75,7 @@ func (r *run) finish(ctx context.Context) *report {
 	rep := &report{
 		Kind: r.p.kind.name, Control: r.p.kind.control != "", Seed: r.p.seed, SuiteSeed: r.s.env.seed,
 		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(),
-		Replay: fmt.Sprintf("%s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
+		Replay: fmt.Sprintf("FENCE_FAULTS=1 %s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
 	}
 	r.ensureServers()
 	rec8, v8 := r.probeI8()
@@ -210,6 +210,11 @@ func (r *run) finish(ctx context.Context) *report {
 		}
 	}
 	rep.Restarts = r.fleet.restarts
+	r.mu.Lock()
+	for _, name := range r.crashes {
+		rep.Problems = append(rep.Problems, name+" crashed on its own during the run and was restarted (see the notes)")
+	}
+	r.mu.Unlock()
 	rep.Recovery.FirstCommitAfterHeal = map[string]float64{}
 	for _, o := range h.ops {
 		if o.Op == hist.OpCommit && o.Outcome == hist.OK && o.Call > r.healedAt && !strings.HasPrefix(o.Client, "probe") {

@@ -77,6 +77,7 @@ type run struct {
 	faults      []faultEvent
 	stoppedByUs map[int]bool
 	takers      int
+	crashes     []string // servers that crashed on their own
 	direct      objstore.Backend
 	directCo    *dynamocoord.Coordinator
 	healedAt    int64
@@ -137,6 +138,8 @@ func (r *run) execute() *report {
 		t.Fatal(err)
 	}
 	r.live = newLiveView(r.dir)
+	stopWatch := r.watchServers()
+	defer stopWatch()
 
 	// Warm up: wait for a few acknowledged commits (at most 30 s).
 	r.waitFor(30*time.Second, "3 acknowledged commits", func() bool { return r.live.commits() >= 3 })
@@ -162,6 +165,7 @@ func (r *run) execute() *report {
 		sleep(r.p.ttl)
 	}
 	stopResumer()
+	stopWatch()
 	if r.p.kind.standing != "" {
 		r.fault(r.p.kind.name, r.p.kind.standing, r.start)
 	}
@@ -411,6 +415,41 @@ func (r *run) openDirect() {
 		r.t.Fatal(err)
 	}
 	r.direct, r.directCo = b, c
+}
+
+// watchServers restarts a server that crashes while the workload runs
+// (dynalite has been seen to exit with status 1 and nothing in its log,
+// about once in 30 runs), records it as a fault, and notes it. It returns
+// a function that stops watching.
+func (r *run) watchServers() func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			for _, s := range []*server{r.s.minio, r.s.dynalite} {
+				if !s.crashed() {
+					continue
+				}
+				start := hist.Now()
+				msg, err := s.ensure()
+				r.logf("%s", msg)
+				if err != nil {
+					r.t.Errorf("restart %s: %v", s.name, err)
+				}
+				r.fault("server-crash", s.name, start)
+				r.mu.Lock()
+				r.crashes = append(r.crashes, s.name)
+				r.mu.Unlock()
+			}
+		}
+	})
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
 
 // directBackend returns the backend that reaches MinIO directly.

@@ -106,22 +106,29 @@ func (s *server) kill() {
 	}
 }
 
-// ensure restarts the server on its data if it exited without being
-// killed by the suite, and says so.
+// crashed reports whether the server exited without being killed by
+// the suite.
+func (s *server) crashed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return false
+	}
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// ensure restarts the server on its data if it is not running (killed by
+// a fault and not restarted yet, or crashed), and says so.
 func (s *server) ensure() (string, error) {
 	s.mu.Lock()
-	var dead bool
-	if s.cmd == nil {
-		dead = true
-	} else {
-		select {
-		case <-s.exited:
-			dead = true
-		default:
-		}
-	}
+	dead := s.cmd == nil
 	s.mu.Unlock()
-	if !dead {
+	if !dead && !s.crashed() {
 		return "", nil
 	}
 	out, _ := os.ReadFile(s.log)
