@@ -84,3 +84,58 @@ func FuzzParseVersionKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeShard: decoding a shard never panics, refuses with a
+// *CorruptManifestError naming the shard, and whatever it accepts holds
+// only valid live keys of the named prefix, and re-encodes to the same
+// content address.
+func FuzzDecodeShard(f *testing.F) {
+	const sum = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+	for _, s := range []struct {
+		data   string
+		prefix string
+		count  int
+	}{
+		{`{"format":"fence.shard/v1","domain":"d","prefix":"","keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"` + sum + `","token":42}}}`, "", 1},
+		{`{"format":"fence.shard/v1","domain":"d","prefix":"0","keys":{}}`, "0", 0},
+		{`{"format":"fence.shard/v1","domain":"d","prefix":"1","keys":{"gone":{"token":3,"deleted":true}}}`, "1", 1},
+		{`{"format":"fence.shard/v1","domain":"e","prefix":"","keys":{}}`, "", 0},
+		{``, "", 0},
+		{`{}`, "", 0},
+	} {
+		f.Add([]byte(s.data), s.prefix, s.count)
+	}
+	m := &Manifest{Domain: "d", Highest: 100}
+	f.Fuzz(func(t *testing.T, data []byte, prefix string, count int) {
+		ref := ShardRef{Prefix: prefix, Object: shardObject(m.Domain, data), Count: count}
+		d, err := decodeShard(m, ref, data)
+		if err != nil {
+			var ce *CorruptManifestError
+			if !errors.As(err, &ce) || ce.Key != ref.Object {
+				t.Fatalf("error %v is not a corrupt-manifest error naming the shard", err)
+			}
+			return
+		}
+		if d.Domain != m.Domain || d.Prefix != prefix || len(d.Keys) != count {
+			t.Fatalf("accepted a shard that does not match its reference: %+v, %+v", d, ref)
+		}
+		for k, e := range d.Keys {
+			if ValidateKey(k) != nil || e.Deleted || e.Token == 0 || e.Token > m.Highest {
+				t.Fatalf("accepted an entry the manifest could not hold: %q %+v", k, e)
+			}
+		}
+		// A shard is written in its canonical encoding; that encoding
+		// decodes to the same shard under its own address.
+		enc, err := encodeShard(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2, err := decodeShard(m, ShardRef{Prefix: prefix, Object: shardObject(m.Domain, enc), Count: count}, enc)
+		if err != nil {
+			t.Fatalf("canonical encoding refused: %v", err)
+		}
+		if !reflect.DeepEqual(d, d2) {
+			t.Fatalf("round trip changed the shard:\n%+v\n%+v", d, d2)
+		}
+	})
+}

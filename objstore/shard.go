@@ -189,6 +189,21 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 			return nil, fmt.Errorf("objstore: read shard %q: %w (last error: %v)", ref.Object, werr, err)
 		}
 	}
+	d, err := decodeShard(m, ref, data)
+	if err != nil {
+		return nil, err
+	}
+	s.shards.put(ref.Object, d)
+	return d, nil
+}
+
+// decodeShard checks and decodes data, read from the shard ref of domain's
+// manifest m. Anything it cannot trust is a *CorruptManifestError naming
+// the shard.
+func decodeShard(m *Manifest, ref ShardRef, data []byte) (*shardDoc, error) {
+	bad := func(reason string, err error) error {
+		return &CorruptManifestError{Key: ref.Object, Reason: "shard: " + reason, Err: err}
+	}
 	if shardObject(m.Domain, data) != ref.Object {
 		return nil, bad("content does not match the SHA-256 in its name", nil)
 	}
@@ -215,7 +230,6 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 			return nil, bad(fmt.Sprintf("key %q does not belong to prefix %q", k, d.Prefix), nil)
 		}
 	}
-	s.shards.put(ref.Object, d)
 	return d, nil
 }
 

@@ -4,9 +4,11 @@
 #
 #   bash deploy/local/test.sh
 #
-# It vets, runs every test with the race detector, then runs every fuzz
-# target briefly. Settings (environment):
-#   FUZZTIME   how long each fuzz target runs (default 10s; 0 skips fuzzing)
+# It vets, runs every test with the race detector (including the quick
+# mode of the fault suite in integration/faults, about 2 minutes), then
+# runs every fuzz target briefly. Settings (environment):
+#   FUZZTIME      how long each fuzz target runs (default 10s; 0 skips fuzzing)
+#   FENCE_FAULTS  0 skips the fault suite's runs (docs/faults.md)
 #
 # It also installs and starts the real servers the integration tests run
 # against, MinIO and dynalite, as plain processes on loopback ports (see

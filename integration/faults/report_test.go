@@ -75,7 +75,7 @@ func (r *run) finish(ctx context.Context) *report {
 	rep := &report{
 		Kind: r.p.kind.name, Control: r.p.kind.control != "", Seed: r.p.seed, SuiteSeed: r.s.env.seed,
 		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(),
-		Replay: fmt.Sprintf("FENCE_FAULTS=1 %s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
+		Replay: fmt.Sprintf("%s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
 	}
 	r.ensureServers()
 	rec8, v8 := r.probeI8()
