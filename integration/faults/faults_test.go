@@ -80,18 +80,14 @@ func TestFaults(t *testing.T) {
 			break
 		}
 	}
-	summary := suiteSummary(reports, time.Since(started))
-	t.Log("\n" + summary)
-	if err := os.MkdirAll(s.out, 0o755); err == nil {
-		os.WriteFile(filepath.Join(s.out, "suite.txt"), []byte(summary), 0o644)
+	tot := sumUp(reports, env.seed, time.Since(started))
+	t.Log("\n" + tot.text())
+	if err := tot.save(s.out); err != nil {
+		t.Errorf("writing the suite's totals: %v", err)
+	} else {
+		t.Logf("suite totals in %s", s.out)
 	}
-	var windows int
-	for _, r := range reports {
-		if !r.Control {
-			windows += r.Staleness.Windows
-		}
-	}
-	if windows == 0 && len(reports) > 0 {
+	if tot.Staleness.Windows == 0 && len(reports) > 0 {
 		t.Errorf("no stale-holder window in any run: the faults did not bite")
 	}
 }
@@ -133,26 +129,4 @@ func runOne(t *testing.T, s *suite, k *kind, round int) *report {
 	}
 	t.Logf("run %s: seed %d", k.name, seed)
 	return r.execute()
-}
-
-// suiteSummary sums up every run.
-func suiteSummary(reports []*report, took time.Duration) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "fault suite: %d runs in %s\n", len(reports), took.Round(time.Second))
-	var windows, attempted, accepted, violations int
-	for _, r := range reports {
-		fmt.Fprintf(&b, "  %-22s %-7s seed %-20d %5.1fs windows %-3d stale commits %d/%d accepted bite=%v\n",
-			r.Kind, r.Verdict, r.Seed, r.Duration, r.Staleness.Windows, r.Staleness.CommitsAccepted, r.Staleness.CommitsAttempt, r.Bit)
-		if r.Control {
-			continue
-		}
-		windows += r.Staleness.Windows
-		attempted += r.Staleness.CommitsAttempt
-		accepted += r.Staleness.CommitsAccepted
-		for _, in := range r.Invariants {
-			violations += in.Violations
-		}
-	}
-	fmt.Fprintf(&b, "  real runs: %d stale-holder windows, %d stale commits attempted, %d accepted, %d invariant violations\n", windows, attempted, accepted, violations)
-	return b.String()
 }
