@@ -176,14 +176,7 @@ func startServers(t *testing.T, env environment, dir string) (minio, dynalite *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	minio = &server{
-		name: "minio", bin: env.minioBin, port: mport,
-		dir: filepath.Join(dir, "minio-data"), log: filepath.Join(dir, "minio.log"),
-		args: func(s *server, _ bool) []string {
-			return []string{"server", "--quiet", "--address", s.addr(), "--console-address", fmt.Sprintf("127.0.0.1:%d", cport), s.dir}
-		},
-		env: []string{"MINIO_ROOT_USER=" + env.accessKey, "MINIO_ROOT_PASSWORD=" + env.secretKey, "MINIO_BROWSER=off"},
-	}
+	minio = newMinio(env, dir, mport, cport)
 	dynalite = &server{
 		name: "dynalite", bin: env.dynaliteBin, port: dport,
 		dir: filepath.Join(dir, "dynalite-data"), log: filepath.Join(dir, "dynalite.log"),
@@ -200,4 +193,17 @@ func startServers(t *testing.T, env environment, dir string) (minio, dynalite *s
 		t.Fatal(err)
 	}
 	return minio, dynalite
+}
+
+// newMinio returns (unstarted) a MinIO of the suite's own under dir, on
+// port with its console on cport, with extra environment settings.
+func newMinio(env environment, dir string, port, cport int, extra ...string) *server {
+	return &server{
+		name: "minio", bin: env.minioBin, port: port,
+		dir: filepath.Join(dir, "minio-data"), log: filepath.Join(dir, "minio.log"),
+		args: func(s *server, _ bool) []string {
+			return []string{"server", "--quiet", "--address", s.addr(), "--console-address", fmt.Sprintf("127.0.0.1:%d", cport), s.dir}
+		},
+		env: append([]string{"MINIO_ROOT_USER=" + env.accessKey, "MINIO_ROOT_PASSWORD=" + env.secretKey, "MINIO_BROWSER=off"}, extra...),
+	}
 }
