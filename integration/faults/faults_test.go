@@ -87,7 +87,11 @@ func TestFaults(t *testing.T) {
 	} else {
 		t.Logf("suite totals in %s", s.out)
 	}
-	if tot.Staleness.Windows == 0 && len(reports) > 0 {
+	// Each kind has its own bite criterion; across every kind, stale
+	// holders must also have appeared. A replay of one kind (some never
+	// make a stale holder: minio-restart, http-errors) is judged by its
+	// own criterion only.
+	if len(env.kinds) == 0 && tot.Staleness.Windows == 0 && len(reports) > 0 {
 		t.Errorf("no stale-holder window in any run: the faults did not bite")
 	}
 }

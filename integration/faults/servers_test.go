@@ -150,32 +150,27 @@ func tail(b []byte, n int) string {
 	return string(b)
 }
 
-// freePort returns a loopback TCP port nothing listens on now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts returns n loopback TCP ports nothing listens on now.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return ports
 }
 
 // startServers starts the suite's own MinIO and dynalite under dir, and
 // stops them when t ends.
 func startServers(t *testing.T, env environment, dir string) (minio, dynalite *server) {
 	t.Helper()
-	mport, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cport, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dport, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ports := freePorts(t, 3)
+	mport, cport, dport := ports[0], ports[1], ports[2]
 	minio = newMinio(env, dir, mport, cport)
 	dynalite = &server{
 		name: "dynalite", bin: env.dynaliteBin, port: dport,

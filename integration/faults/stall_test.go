@@ -43,15 +43,8 @@ const envKnown = "FENCE_FAULTS_KNOWN"
 // write never applies.
 func TestStalledManifestWriteIdleTimeout(t *testing.T) {
 	env := loadEnv(t)
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cport, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newMinio(env, t.TempDir(), port, cport, "MINIO_IDLE_TIMEOUT=3s")
+	ports := freePorts(t, 2)
+	m := newMinio(env, t.TempDir(), ports[0], ports[1], "MINIO_IDLE_TIMEOUT=3s")
 	t.Cleanup(m.kill)
 	if err := m.start(false); err != nil {
 		t.Fatal(err)
