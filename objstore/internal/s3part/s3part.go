@@ -1,7 +1,8 @@
 // Package s3part reads the body of an S3 PutObject into bounded part
 // buffers: it decides between one PutObject and a multipart upload, feeds
 // the parts of a multipart upload one at a time, checks the body against
-// its declared size, and aborts a failed upload. It sends no request
+// its declared size, reads the next part while the current one is sent,
+// and aborts a failed upload. It sends no request
 // itself; s3store (aws-sdk-go-v2) and miniostore (minio-go) make the SDK
 // calls.
 //
@@ -84,35 +85,49 @@ func (b *Body) Data() []byte { return b.buf }
 
 // Upload reads the rest of the body part by part, after the first one
 // Read read, and calls put with each part and its number, from 1, in
-// order. put must not keep the part: its buffer is reused for the next.
+// order, one call at a time. While put sends a part, Upload reads the
+// next one into a second buffer, so that reading the body (and whatever
+// the body's reader does, such as hashing) overlaps the upload; Upload
+// thus holds at most two parts. put must not keep the part: its buffer
+// is reused two parts later.
+//
 // Upload returns the body's length, or the first error of put (as is),
 // of the body, or of a length that differs from the declared size (once
 // the body is longer than declared, before putting the part that makes it
-// so), or of a body longer than MaxParts parts.
+// so), or of a body longer than MaxParts parts. When put fails, Upload
+// returns once the read it overlapped has finished: it never leaves the
+// body being read after it returns.
 func (b *Body) Upload(put func(n int, part []byte) error) (total int64, err error) {
-	buf, eof := b.buf, b.eof
+	cur, eof := b.buf, b.eof
+	var spare []byte
 	for n := 1; ; n++ {
 		if n > MaxParts {
 			return total, fmt.Errorf("body exceeds %d parts of %d bytes", MaxParts, b.partSize)
 		}
-		if n > 1 {
-			if buf, eof, err = fill(b.r, buf, b.partSize); err != nil {
-				return total, fmt.Errorf("reading body: %w", err)
-			}
-			if len(buf) == 0 {
-				break
-			}
-		}
-		total += int64(len(buf))
+		total += int64(len(cur))
 		if b.size >= 0 && total > b.size {
 			return total, checkSize(total, b.size)
 		}
-		if err := put(n, buf); err != nil {
-			return total, err
-		}
-		if eof || int64(len(buf)) < b.partSize {
+		last := eof || int64(len(cur)) < b.partSize
+		if last {
+			if err := put(n, cur); err != nil {
+				return total, err
+			}
 			break
 		}
+		sent := make(chan error, 1)
+		go func(n int, part []byte) { sent <- put(n, part) }(n, cur)
+		next, nextEOF, rerr := fill(b.r, spare, b.partSize)
+		if perr := <-sent; perr != nil {
+			return total, perr
+		}
+		if rerr != nil {
+			return total, fmt.Errorf("reading body: %w", rerr)
+		}
+		if len(next) == 0 {
+			break
+		}
+		spare, cur, eof = cur, next, nextEOF
 	}
 	return total, checkSize(total, b.size)
 }
