@@ -32,8 +32,8 @@
 // versions and manifests that is a lost write.
 //
 // Instead Put runs the multipart upload itself through minio.Core:
-// NewMultipartUpload, one PutObjectPart per part with one part in memory
-// at a time, then CompleteMultipartUpload with the precondition, which
+// NewMultipartUpload, one PutObjectPart per part with two parts in memory
+// at a time (the one being sent and the next one being read), then CompleteMultipartUpload with the precondition, which
 // minio.Core passes through and MinIO honours (412 on If-None-Match: *
 // over an existing object or a stale If-Match, 404 NoSuchKey on If-Match
 // of a missing key). The object appears only at completion, and only if

@@ -17,7 +17,7 @@ import (
 // Multipart limits.
 const (
 	// DefaultPartSize is the part size of multipart uploads when
-	// Options.PartSize is zero. Put holds at most one part in memory.
+	// Options.PartSize is zero. Put holds at most two parts in memory.
 	DefaultPartSize = 16 << 20
 	// MinPartSize is the smallest part S3 and MinIO accept (all parts
 	// but the last).
@@ -34,7 +34,7 @@ type Options struct {
 	// PartSize is the part size of multipart uploads, at least
 	// MinPartSize. Default DefaultPartSize. Bodies of known size up to
 	// PartSize, and of unknown size that end within one part, are written
-	// with one PutObject. A Put holds at most one part in memory.
+	// with one PutObject. A Put holds at most two parts in memory.
 	PartSize int64
 	// SSE selects server-side encryption of written objects: "" (the
 	// bucket's default), "AES256" (SSE-S3) or "aws:kms" (SSE-KMS).

@@ -19,8 +19,8 @@ import (
 // larger body goes in a multipart upload whose CompleteMultipartUpload
 // carries the precondition, so the object appears whole and only if the
 // precondition holds at that moment (see the package documentation for
-// why this does not use minio-go's PutObject). Either way Put holds at
-// most one part in memory. If size is not -1 and body's length differs,
+// why this does not use minio-go's PutObject). Put holds at most two
+// parts in memory. If size is not -1 and body's length differs,
 // nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
 	if b.err != nil {

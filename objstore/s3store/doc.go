@@ -33,7 +33,8 @@
 // A body of known size up to Options.MultipartThreshold (default: the
 // part size, 16 MiB) is read into memory and sent with one PutObject. A
 // larger body, or one of unknown size (-1) that turns out longer than one
-// part, is streamed in a multipart upload, one part in memory at a time.
+// part, is streamed in a multipart upload, with two parts in memory at a
+// time: the one being sent and the next one being read.
 // A body of unknown size can therefore be at most 10,000 parts (156 GiB
 // with the default part size); for a known size the part size grows to
 // fit. If anything fails after CreateMultipartUpload (the body, a part,

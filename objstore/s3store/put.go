@@ -19,8 +19,8 @@ import (
 // or one of unknown size (-1) that turns out longer than one part, with a
 // multipart upload whose CompleteMultipartUpload carries the precondition,
 // so the object appears whole and only if the precondition holds at that
-// moment. Either way Put holds one part, or one body of up to the
-// threshold, in memory. If size is not -1 and body's length differs,
+// moment. Put holds two parts (the one being sent and the next), or one
+// body of up to the threshold, in memory. If size is not -1 and body's length differs,
 // nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
 	if b.err != nil {

@@ -18,7 +18,7 @@ import (
 // Multipart limits of S3 (and MinIO).
 const (
 	// DefaultPartSize is the part size of multipart uploads when
-	// Options.PartSize is zero. Put holds at most one part in memory.
+	// Options.PartSize is zero. Put holds at most two parts in memory.
 	DefaultPartSize = 16 << 20
 	// MinPartSize is the smallest part S3 accepts (all parts but the last).
 	MinPartSize = 5 << 20
@@ -52,8 +52,8 @@ type Options struct {
 	// one PutObject; larger bodies, and bodies of unknown size that turn
 	// out larger than PartSize, use a multipart upload. Default PartSize.
 	//
-	// A Put holds one part, or one body of up to MultipartThreshold, in
-	// memory: max(PartSize, MultipartThreshold) bounds its buffer.
+	// A Put holds two parts, or one body of up to MultipartThreshold, in
+	// memory: max(2*PartSize, MultipartThreshold) bounds its buffers.
 	MultipartThreshold int64
 }
 
