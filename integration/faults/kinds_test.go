@@ -60,13 +60,16 @@ var kinds = []*kind{
 	{
 		name: "sigstop",
 		// A holder stopped past its TTL by the suite, and one that stops
-		// itself mid-commit.
+		// itself mid-commit. The suite stops a stubborn (even-numbered)
+		// writer, which goes on committing when it is resumed, so that
+		// its stop makes a stale holder whatever it was doing; and never
+		// writer 1, whose own pause point would then come too late.
 		faultTTLs: 3,
 		writers:   pausePoint,
 		inject: func(r *run) error {
-			l, c, ok := r.pickHolder()
+			l, c, ok := r.pickHolderOf("a stubborn lease holder", func(c *child) bool { return c.slot%2 == 0 })
 			if !ok {
-				return fmt.Errorf("no lease holder to stop")
+				return fmt.Errorf("no stubborn lease holder to stop")
 			}
 			r.stopPastTakeover(c, l)
 			return nil

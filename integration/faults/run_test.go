@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -267,8 +268,20 @@ func (r *run) holders() []lease {
 // pickHolder waits (at most 20 s) for a writer that holds a lease and
 // returns one at random.
 func (r *run) pickHolder() (lease, *child, bool) {
+	return r.pickHolderOf("a lease holder", func(*child) bool { return true })
+}
+
+// pickHolderOf waits (at most 20 s) for a writer that holds a lease and
+// satisfies ok, and returns one at random; what names them in the log.
+func (r *run) pickHolderOf(what string, ok func(*child) bool) (lease, *child, bool) {
 	var ls []lease
-	r.waitFor(20*time.Second, "a lease holder", func() bool { ls = r.holders(); return len(ls) > 0 })
+	r.waitFor(20*time.Second, what, func() bool {
+		ls = slices.DeleteFunc(r.holders(), func(l lease) bool {
+			c := r.fleet.byName(l.client)
+			return c == nil || !ok(c)
+		})
+		return len(ls) > 0
+	})
 	if len(ls) == 0 {
 		return lease{}, nil, false
 	}
