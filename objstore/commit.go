@@ -126,12 +126,22 @@ type commit struct {
 
 // publish writes the manifest that applies c on top of m, re-reading and
 // deciding again until the write lands, the domain is fenced, or ctx ends.
+//
+// A manifest write whose reply is an error may still have landed: a
+// timeout or a 5xx says nothing, and a 412 (or 404) may be the answer to
+// a retry, by the SDK or a proxy, of a write that landed before its reply
+// was lost. Such a write is uncertain until a manifest read back settles
+// it: our commit id in the log (it landed), or a log that reaches back to
+// the seq after the write's base without it (it did not, and no longer
+// can: its If-Match is stale). Until then the commit is neither written
+// again nor reported fenced; if the log has moved on too far to tell, the
+// outcome is unknown.
 func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
 	s := c.s
 	bo := new(backoff.Backoff)
 	var (
-		ambiguous bool   // a manifest write may have landed unseen
-		ambBase   uint64 // the seq that the earliest such write was based on
+		uncertain bool   // a manifest write may have landed unseen
+		uncBase   uint64 // the seq that the earliest such write was based on
 		lastErr   error
 	)
 	for {
@@ -139,10 +149,15 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 			if e, ok := m.hasCommit(c.id); ok {
 				return c.result(m, e, true), nil
 			}
+			if uncertain && m.covers(uncBase) {
+				// Every write since the earliest uncertain one is in the
+				// log, and ours is not: none of them landed.
+				uncertain, lastErr = false, nil
+			}
+			if uncertain {
+				return Commit{}, c.unknown(fmt.Errorf("the manifest's log no longer reaches back to seq %d: %w", uncBase+1, lastErr))
+			}
 			if m.Highest > c.token {
-				if ambiguous && !m.covers(ambBase) {
-					return Commit{}, c.unknown(fmt.Errorf("the manifest's log no longer reaches back to seq %d: %w", ambBase+1, lastErr))
-				}
 				return Commit{}, c.fenced(m.Highest)
 			}
 			if len(c.puts) == 0 && len(c.deletes) == 0 && m.Highest == c.token {
@@ -158,7 +173,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		if needsFold(next) {
 			folded, err := s.fold(ctx, next)
 			if err != nil {
-				return Commit{}, c.fail(ambiguous, lastErr, err)
+				return Commit{}, c.fail(uncertain, lastErr, err)
 			}
 			next = folded
 		}
@@ -166,21 +181,25 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		if err == nil {
 			return c.result(next, next.Last, false), nil
 		}
+		if !errors.Is(err, ErrConflict) {
+			// Anything but a 409 (which applies nothing) leaves the
+			// write uncertain until the read-back.
+			if !uncertain || base.Seq < uncBase {
+				uncBase = base.Seq
+			}
+			uncertain, lastErr = true, err
+		}
 		switch {
 		case errors.Is(err, ErrPreconditionFailed), errors.Is(err, ErrNotFound):
-			// Another commit landed first (or, after an ambiguous
-			// attempt, possibly our own): read again and decide.
+			// Another commit landed first, or (after a retry underneath
+			// us) our own did: read again and decide.
 			s.opts.Logger.Debug("objstore: manifest changed, re-reading", "domain", c.domain, "commit", c.id)
 		case errors.Is(err, ErrConflict):
 			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
 			if werr := bo.Wait(ctx); werr != nil {
-				return Commit{}, c.fail(ambiguous, lastErr, fmt.Errorf("objstore: commit %s to %q: %w (last error: %v)", c.id, c.domain, werr, err))
+				return Commit{}, c.fail(uncertain, lastErr, fmt.Errorf("objstore: commit %s to %q: %w (last error: %v)", c.id, c.domain, werr, err))
 			}
 		default:
-			if !ambiguous || base.Seq < ambBase {
-				ambBase = base.Seq
-			}
-			ambiguous, lastErr = true, err
 			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
 			if werr := bo.Wait(ctx); werr != nil {
 				return Commit{}, c.unknown(err)
@@ -189,15 +208,15 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		var rerr error
 		m, etag, rerr = s.loadManifest(ctx, c.domain)
 		if rerr != nil {
-			return Commit{}, c.fail(ambiguous, lastErr, rerr)
+			return Commit{}, c.fail(uncertain, lastErr, rerr)
 		}
 	}
 }
 
 // fail returns err, or an unknown-outcome error when an earlier write may
 // have landed.
-func (c *commit) fail(ambiguous bool, lastErr, err error) error {
-	if ambiguous {
+func (c *commit) fail(uncertain bool, lastErr, err error) error {
+	if uncertain {
 		return c.unknown(fmt.Errorf("%v; reading back failed: %w", lastErr, err))
 	}
 	return err

@@ -28,6 +28,8 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"RacingCommits", testRacingCommits},
 		{"DroppedReplyResolved", testDroppedReplyResolved},
 		{"ReplyReplacedBy503", testReplyReplacedBy503},
+		{"ReplyReplacedBy412", testReplyReplacedBy412},
+		{"ReplyReplacedBy412LogMovedOn", testReplyReplacedBy412LogMovedOn},
 		{"ConflictRetried", testConflictRetried},
 		{"OutcomeUnknown", testOutcomeUnknown},
 		{"StaleWriterPausedMidCommit", testPausedMidCommit},
@@ -279,6 +281,51 @@ func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty) {
 	m, _ := s.Manifest(tctx(t), "d")
 	if n := countID(m, c.ID); n != 1 {
 		t.Fatalf("commit applied %d times", n)
+	}
+}
+
+// errRetried412 is the reply an SDK or proxy that retries a write after
+// losing its reply gets when the first attempt had applied: the retry's
+// If-Match no longer holds.
+var errRetried412 = fmt.Errorf("objstoretest: retried write answered 412: %w", objstore.ErrPreconditionFailed)
+
+// testReplyReplacedBy412: the write landed and its reply was lost; the
+// client underneath retried it and got 412. The commit is found in the
+// manifest's log and reported as applied.
+func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty) {
+	commitPut(t, s, "d", "k", 1, "before")
+	f.add(rule{match: manifestPut("d"), after: errRetried412})
+	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
+	if err != nil || !c.Recovered {
+		t.Fatalf("commit = %+v, %v; want success recovered by reading back", c, err)
+	}
+	mustRead(t, s, "d", "k", "mine")
+}
+
+// testReplyReplacedBy412LogMovedOn replays what the fault suite found: the
+// write landed, its reply was lost, the SDK retried and got 412, and by
+// the time the store read back, a new holder had fenced the domain and
+// committed more times than the manifest's log keeps. The commit cannot be
+// found, but it may have landed: the outcome is unknown, never fenced.
+func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
+	const logLimit = 4
+	s := objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimit})
+	other := objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimit})
+	commitPut(t, s, "d", "k", 1, "before")
+	f.add(rule{match: manifestPut("d"), after: errRetried412, then: func() {
+		for i := range logLimit + 2 {
+			if _, err := other.Commit(context.Background(), "d", 3, []objstore.Change{objstore.PutBytes("k", []byte(fmt.Sprint("other ", i)))}, nil); err != nil {
+				t.Errorf("competing commit: %v", err)
+			}
+		}
+	}})
+	_, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
+	var ue *objstore.UnknownOutcomeError
+	if !errors.As(err, &ue) || ue.CommitID == "" {
+		t.Fatalf("commit whose write landed and whose record left the log: %v; want outcome unknown with a commit id", err)
+	}
+	if errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("a commit that landed was reported fenced: %v", err)
 	}
 }
 
