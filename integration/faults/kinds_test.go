@@ -183,8 +183,10 @@ var kinds = []*kind{
 			return err
 		},
 		bit: func(rep *report) (bool, string) {
+			// The cut-off holder was stuck mid-operation, or (idle when
+			// the partition began) could not renew and lost its session.
 			spans := rep.FaultSpans["partition"]
-			return spans > 0, fmt.Sprintf("%d operations stuck through the partition, %d sessions lost, %d commits unknown, %d recovered", spans, lostSessions(rep), count(rep, hist.OpCommit, hist.Unknown), rep.Recovered)
+			return spans > 0 || lostSessions(rep) > 0, fmt.Sprintf("%d operations stuck through the partition, %d sessions lost, %d commits unknown, %d recovered", spans, lostSessions(rep), count(rep, hist.OpCommit, hist.Unknown), rep.Recovered)
 		},
 	},
 	{
