@@ -154,13 +154,17 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 				// log, and ours is not: none of them landed.
 				uncertain, lastErr = false, nil
 			}
-			if uncertain {
+			fence := len(c.puts) == 0 && len(c.deletes) == 0
+			switch {
+			case uncertain && (m.Highest > c.token || !fence):
+				// Ours may have landed and left the log: neither fenced
+				// nor safe to write again, which could apply it twice.
+				// (A fence may be written again: it changes nothing
+				// the second time.)
 				return Commit{}, c.unknown(fmt.Errorf("the manifest's log no longer reaches back to seq %d: %w", uncBase+1, lastErr))
-			}
-			if m.Highest > c.token {
+			case m.Highest > c.token:
 				return Commit{}, c.fenced(m.Highest)
-			}
-			if len(c.puts) == 0 && len(c.deletes) == 0 && m.Highest == c.token {
+			case fence && m.Highest == c.token:
 				return Commit{Domain: c.domain, Token: c.token, ID: m.Last.ID, Seq: m.Seq, Highest: m.Highest, Time: m.Last.Time}, nil
 			}
 		}
