@@ -30,6 +30,7 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"ReplyReplacedBy503", testReplyReplacedBy503},
 		{"ReplyReplacedBy412", testReplyReplacedBy412},
 		{"ReplyReplacedBy412LogMovedOn", testReplyReplacedBy412LogMovedOn},
+		{"FenceRetriedAfterLogMovedOn", testFenceRetriedAfterLogMovedOn},
 		{"ConflictRetried", testConflictRetried},
 		{"OutcomeUnknown", testOutcomeUnknown},
 		{"StaleWriterPausedMidCommit", testPausedMidCommit},
@@ -326,6 +327,40 @@ func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty
 	}
 	if errors.Is(err, objstore.ErrFenced) {
 		t.Fatalf("a commit that landed was reported fenced: %v", err)
+	}
+}
+
+// testFenceRetriedAfterLogMovedOn: a new holder's fence is answered 412
+// while the old holder commits faster than the log keeps. A fence may be
+// written again (twice changes nothing), so it is retried and lands,
+// rather than ending unknown as a data commit must.
+func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
+	const logLimit = 4
+	s := objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimit})
+	old := objstore.New(f.Backend, &objstore.Options{Holder: "old", LogLimit: logLimit})
+	commitPut(t, s, "d", "k", 1, "before")
+	fired := false
+	f.add(rule{match: func(key string, opts objstore.PutOptions) bool {
+		if key != objstore.ManifestKey("d") || fired {
+			return false
+		}
+		fired = true
+		for i := range logLimit + 2 {
+			if _, err := old.Commit(context.Background(), "d", 1, []objstore.Change{objstore.PutBytes("k", []byte(fmt.Sprint("old ", i)))}, nil); err != nil {
+				t.Errorf("old holder's commit: %v", err)
+			}
+		}
+		return true
+	}, before: errRetried412})
+	c, err := s.Fence(tctx(t), "d", 2)
+	if err != nil {
+		t.Fatalf("fence after a 412 and a log that moved on: %v; want it written again", err)
+	}
+	if c.Highest != 2 {
+		t.Fatalf("fence = %+v, want highest token 2", c)
+	}
+	if _, err := old.Commit(tctx(t), "d", 1, []objstore.Change{objstore.PutBytes("k", []byte("late"))}, nil); !errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("old holder after the fence: %v, want fenced", err)
 	}
 }
 
