@@ -133,8 +133,9 @@ type commit struct {
 // was lost. Such a write is uncertain until a manifest read back settles
 // it: our commit id in the log (it landed), or a log that reaches back to
 // the seq after the write's base without it (it did not, and no longer
-// can: its If-Match is stale). Until then the commit is neither written
-// again nor reported fenced; if the log has moved on too far to tell, the
+// can: its If-Match is stale). Until then the commit is not reported
+// fenced, and is not written again unless it is a fence (writing a fence
+// twice changes nothing); if the log has moved on too far to tell, the
 // outcome is unknown.
 func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
 	s := c.s
