@@ -7,7 +7,8 @@
 # It vets, runs every test with the race detector (including the quick
 # mode of the fault suite in integration/faults, about 2 minutes), then
 # runs every fuzz target briefly. Settings (environment):
-#   FUZZTIME      how long each fuzz target runs (default 10s; 0 skips fuzzing)
+#   FUZZTIME      how long each fuzz target runs: a count of executions
+#                 (default 200000x) or a duration (60s); 0 skips fuzzing
 #   FENCE_FAULTS  0 skips the fault suite's runs (docs/faults.md)
 #
 # It also installs and starts the real servers the integration tests run
@@ -19,7 +20,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-FUZZTIME="${FUZZTIME:-10s}"
+FUZZTIME="${FUZZTIME:-200000x}"
 
 # run prints a command, then runs it.
 run() {
@@ -56,6 +57,30 @@ start_servers() {
 	FENCE_SERVERS_NO_TRAP=1 fence_servers_start
 }
 
+# fuzz runs one fuzz target. A count of executions is the default because
+# Go 1.26's fuzzing coordinator can fail a target at the end of a
+# duration with a bare "context deadline exceeded" and no failing input
+# (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline. With a
+# duration, that one failure is reported as a warning only when fuzzing
+# wrote no new failing input; any other failure fails the script.
+fuzz() {
+	local dir="$1" name="$2" out corpus="$1/testdata/fuzz/$2" before after
+	before="$(ls "$corpus" 2>/dev/null | sort || true)"
+	out="$workdir/fuzz-$name.log"
+	printf '+ %s\n' "go test -run='^\$' -fuzz='^${name}\$' -fuzztime=$FUZZTIME $dir" >&2
+	if go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$dir" 2>&1 | tee "$out"; then
+		return 0
+	fi
+	after="$(ls "$corpus" 2>/dev/null | sort || true)"
+	if [[ "$FUZZTIME" != *x && "$before" == "$after" ]] &&
+		grep -q -- "--- FAIL: $name" "$out" &&
+		[[ "$(grep -A1 -- "--- FAIL: $name" "$out" | tail -n1 | tr -d '[:space:]')" == "contextdeadlineexceeded" ]]; then
+		echo "warning: $name: Go's fuzzing coordinator stopped with \"context deadline exceeded\" and wrote no failing input (go.dev/issue/75804); not a failure of $name" >&2
+		return 0
+	fi
+	return 1
+}
+
 # fuzz_targets prints "<package dir> <FuzzName>" for every fuzz target.
 fuzz_targets() {
 	grep -rHoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(' . |
@@ -72,7 +97,7 @@ if [[ "$FUZZTIME" != "0" && "$FUZZTIME" != "0s" ]]; then
 	mapfile -t targets < <(fuzz_targets)
 	for target in "${targets[@]}"; do
 		read -r dir name <<<"$target"
-		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$dir"
+		fuzz "$dir" "$name"
 	done
 fi
 
