@@ -40,10 +40,15 @@
 // re-hash. A file with a bad header is reported as an error naming the
 // file, never as data.
 //
-// Nothing but this package should write inside the directory. After a
-// crash, .fence-tmp may hold leftover files; they can be removed when no
-// process is using the directory. Files and directories whose names do
-// not start with "d." or "f." are ignored.
+// Nothing but this package should write inside the directory. Files and
+// directories whose names do not start with "d." or "f." are ignored.
+//
+// A Put holds a flock on its temporary file until the file is renamed
+// into place or removed. When a writer dies mid-Put (killed, crashed, or
+// the machine lost power), the kernel drops that flock, and the next Open
+// of the directory, in any process, removes the file. Open leaves alone
+// temporary files younger than a minute and those whose flock a live
+// process holds.
 //
 // # Errors
 //

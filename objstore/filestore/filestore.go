@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fencedstore/fence/objstore"
 )
@@ -49,6 +50,7 @@ func Open(dir string) (*Backend, error) {
 	for i := range b.stripes {
 		b.stripes[i] = make(chan struct{}, 1)
 	}
+	b.sweepTemp(time.Now())
 	return b, nil
 }
 
@@ -172,16 +174,20 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	tmp, info, err := b.writeTemp(ctx, body, size)
+	f, info, err := b.writeTemp(ctx, body, size)
 	if err != nil {
 		return fail(err)
 	}
+	tmp := f.Name()
 	info.Key = key
 	renamed := false
 	defer func() {
+		// The flock on the temporary file, which tells sweepTemp that it
+		// is in use, is held until it has been renamed or removed.
 		if !renamed {
 			os.Remove(tmp)
 		}
+		f.Close()
 	}()
 
 	unlock, err := b.lock(ctx, key)
@@ -203,21 +209,22 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 }
 
 // writeTemp writes a complete object file (header and body) to a new
-// file in the temporary directory and syncs it. It returns the file's
-// path and the object's metadata, without its key.
-func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ string, _ objstore.ObjectInfo, err error) {
+// file in the temporary directory and syncs it. It returns the file, still
+// open and flocked, and the object's metadata without its key; the caller
+// closes the file once it has renamed or removed it.
+func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ *os.File, _ objstore.ObjectInfo, err error) {
 	f, err := b.createTemp()
 	if err != nil {
-		return "", objstore.ObjectInfo{}, err
+		return nil, objstore.ObjectInfo{}, err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
 			os.Remove(f.Name())
+			f.Close()
 		}
 	}()
 	if _, err := f.Write(make([]byte, headerLen)); err != nil {
-		return "", objstore.ObjectInfo{}, err
+		return nil, objstore.ObjectInfo{}, err
 	}
 	r := io.Reader(ctxReader{ctx, body})
 	if size >= 0 {
@@ -228,37 +235,35 @@ func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ 
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if err != nil {
-		return "", objstore.ObjectInfo{}, fmt.Errorf("reading body: %w", err)
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("reading body: %w", err)
 	}
 	if size >= 0 && n != size {
 		if n > size {
-			return "", objstore.ObjectInfo{}, fmt.Errorf("body is longer than size %d", size)
+			return nil, objstore.ObjectInfo{}, fmt.Errorf("body is longer than size %d", size)
 		}
-		return "", objstore.ObjectInfo{}, fmt.Errorf("body has %d bytes, size says %d", n, size)
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("body has %d bytes, size says %d", n, size)
 	}
 	sum := h.Sum(nil)
 	if _, err := f.WriteAt(formatHeader(sum), 0); err != nil {
-		return "", objstore.ObjectInfo{}, err
+		return nil, objstore.ObjectInfo{}, err
 	}
 	if err := f.Sync(); err != nil {
-		return "", objstore.ObjectInfo{}, err
+		return nil, objstore.ObjectInfo{}, err
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return "", objstore.ObjectInfo{}, err
+		return nil, objstore.ObjectInfo{}, err
 	}
-	if err := f.Close(); err != nil {
-		return "", objstore.ObjectInfo{}, err
-	}
-	return f.Name(), objstore.ObjectInfo{Size: n, ETag: hex.EncodeToString(sum), Modified: st.ModTime()}, nil
+	return f, objstore.ObjectInfo{Size: n, ETag: hex.EncodeToString(sum), Modified: st.ModTime()}, nil
 }
 
 // createTemp creates a new file in the temporary directory, recreating
-// the directory if someone removed it.
+// the directory if someone removed it, and flocks it so that sweepTemp
+// leaves it alone while this process lives.
 func (b *Backend) createTemp() (*os.File, error) {
 	var r [12]byte
 	rand.Read(r[:])
-	name := filepath.Join(b.tmp, "put-"+hex.EncodeToString(r[:]))
+	name := filepath.Join(b.tmp, tempPrefix+hex.EncodeToString(r[:]))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(b.tmp, 0o755); err != nil {
@@ -266,7 +271,15 @@ func (b *Backend) createTemp() (*os.File, error) {
 		}
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	}
-	return f, err
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := tryFlock(f); err != nil || !ok {
+		os.Remove(name)
+		f.Close()
+		return nil, fmt.Errorf("locking new temporary file %s: %v (locked: %v)", name, err, ok)
+	}
+	return f, nil
 }
 
 // ctxReader fails reads once ctx is done, so a cancelled Put stops

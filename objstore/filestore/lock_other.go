@@ -13,3 +13,5 @@ const supported = false
 
 func flock(*os.File) error   { return errors.ErrUnsupported }
 func funlock(*os.File) error { return errors.ErrUnsupported }
+
+func tryFlock(*os.File) (bool, error) { return false, errors.ErrUnsupported }
