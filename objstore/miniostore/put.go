@@ -3,6 +3,8 @@ package miniostore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -94,8 +96,14 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	})
 
 	var parts []minio.CompletePart
-	total, err := p.Upload(func(n int, part []byte) error {
-		pi, err := b.core.PutObjectPart(ctx, b.bucket, ok, uploadID, n, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{})
+	total, err := p.Upload(func(n int, part []byte, sum [sha256.Size]byte) error {
+		// Signed with the part's SHA-256, which s3part computed while the
+		// previous part was sent, rather than with minio-go's streaming
+		// signature, which hashes the part as it is sent.
+		pi, err := b.core.PutObjectPart(ctx, b.bucket, ok, uploadID, n, bytes.NewReader(part), int64(len(part)), minio.PutObjectPartOptions{
+			Sha256Hex:            hex.EncodeToString(sum[:]),
+			DisableContentSha256: true,
+		})
 		if err != nil {
 			return err
 		}

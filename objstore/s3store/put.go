@@ -3,12 +3,16 @@ package s3store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/internal/s3part"
@@ -111,7 +115,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	})
 
 	var parts []types.CompletedPart
-	total, err := p.Upload(func(n int, part []byte) error {
+	total, err := p.Upload(func(n int, part []byte, sum [sha256.Size]byte) error {
 		out, err := b.client.UploadPart(ctx, &s3.UploadPartInput{
 			Bucket:        aws.String(b.bucket),
 			Key:           aws.String(ok),
@@ -119,7 +123,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 			PartNumber:    aws.Int32(int32(n)),
 			Body:          bytes.NewReader(part),
 			ContentLength: aws.Int64(int64(len(part))),
-		}, checksumsWhenRequired)
+		}, checksumsWhenRequired, payloadHash(sum))
 		if err != nil {
 			return err
 		}
@@ -146,4 +150,21 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 		return objstore.ObjectInfo{}, b.fail("put", key, err)
 	}
 	return b.putInfo(key, total, out.ETag)
+}
+
+// payloadHash hands a part's SHA-256, computed by s3part while the
+// previous part was being sent, to the SigV4 signer, which then signs with
+// it instead of reading the part again to hash it in series with the
+// send. Over HTTPS, where the SDK would otherwise send the part unsigned,
+// S3 then also checks the part against it.
+func payloadHash(sum [sha256.Size]byte) func(*s3.Options) {
+	h := hex.EncodeToString(sum[:])
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("FencePartPayloadHash",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					return next.HandleFinalize(v4.SetPayloadHash(ctx, h), in)
+				}), middleware.Before)
+		})
+	}
 }

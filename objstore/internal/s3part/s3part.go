@@ -11,6 +11,7 @@ package s3part
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"time"
@@ -84,12 +85,14 @@ func (b *Body) Single() bool { return b.single }
 func (b *Body) Data() []byte { return b.buf }
 
 // Upload reads the rest of the body part by part, after the first one
-// Read read, and calls put with each part and its number, from 1, in
-// order, one call at a time. While put sends a part, Upload reads the
-// next one into a second buffer, so that reading the body (and whatever
-// the body's reader does, such as hashing) overlaps the upload; Upload
-// thus holds at most two parts. put must not keep the part: its buffer
-// is reused two parts later.
+// Read read, and calls put with each part, its number (from 1) and its
+// SHA-256, in order, one call at a time. While put sends a part, Upload
+// reads and hashes the next one into a second buffer, so that reading the
+// body (and whatever the body's reader does, such as hashing it whole)
+// and hashing the part overlap the upload; Upload thus holds at most two
+// parts. The backends sign each part with its SHA-256 (SigV4's payload
+// hash), which the SDKs would otherwise compute in series with the send.
+// put must not keep the part: its buffer is reused two parts later.
 //
 // Upload returns the body's length, or the first error of put (as is),
 // of the body, or of a length that differs from the declared size (once
@@ -97,8 +100,9 @@ func (b *Body) Data() []byte { return b.buf }
 // so), or of a body longer than MaxParts parts. When put fails, Upload
 // returns once the read it overlapped has finished: it never leaves the
 // body being read after it returns.
-func (b *Body) Upload(put func(n int, part []byte) error) (total int64, err error) {
+func (b *Body) Upload(put func(n int, part []byte, sum [sha256.Size]byte) error) (total int64, err error) {
 	cur, eof := b.buf, b.eof
+	sum := sha256.Sum256(cur)
 	var spare []byte
 	for n := 1; ; n++ {
 		if n > MaxParts {
@@ -110,14 +114,17 @@ func (b *Body) Upload(put func(n int, part []byte) error) (total int64, err erro
 		}
 		last := eof || int64(len(cur)) < b.partSize
 		if last {
-			if err := put(n, cur); err != nil {
+			if err := put(n, cur, sum); err != nil {
 				return total, err
 			}
 			break
 		}
 		sent := make(chan error, 1)
-		go func(n int, part []byte) { sent <- put(n, part) }(n, cur)
+		go func(n int, part []byte, sum [sha256.Size]byte) { sent <- put(n, part, sum) }(n, cur, sum)
 		next, nextEOF, rerr := fill(b.r, spare, b.partSize)
+		if rerr == nil {
+			sum = sha256.Sum256(next)
+		}
 		if perr := <-sent; perr != nil {
 			return total, perr
 		}

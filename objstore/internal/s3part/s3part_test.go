@@ -3,6 +3,7 @@ package s3part
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io"
 	"slices"
@@ -95,9 +96,12 @@ func TestReadUpload(t *testing.T) {
 			}
 			var got []int
 			var body []byte
-			total, err := p.Upload(func(n int, part []byte) error {
+			total, err := p.Upload(func(n int, part []byte, hash [sha256.Size]byte) error {
 				if n != len(got)+1 {
 					t.Fatalf("part %d after %d parts", n, len(got))
+				}
+				if hash != sha256.Sum256(part) {
+					t.Fatalf("part %d (%q): the SHA-256 passed with it is not the part's", n, part)
 				}
 				got = append(got, len(part))
 				body = append(body, part...)
@@ -130,14 +134,14 @@ func TestUploadErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Upload(func(int, []byte) error { return nil }); !errors.Is(err, errBody) || !strings.HasPrefix(err.Error(), "reading body: ") {
+	if _, err := p.Upload(func(int, []byte, [sha256.Size]byte) error { return nil }); !errors.Is(err, errBody) || !strings.HasPrefix(err.Error(), "reading body: ") {
 		t.Fatalf("Upload of a failing body: %v", err)
 	}
 	p, err = Read(strings.NewReader(strings.Repeat("x", 25)), -1, 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Upload(func(int, []byte) error { return errPut }); err != errPut {
+	if _, err := p.Upload(func(int, []byte, [sha256.Size]byte) error { return errPut }); err != errPut {
 		t.Fatalf("Upload with a failing put: %v, want put's error as is", err)
 	}
 	if _, err := Read(iotest.ErrReader(errBody), 5, 10, 10); !errors.Is(err, errBody) {
@@ -150,7 +154,7 @@ func TestUploadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	if total, err := p.Upload(func(int, []byte) error { n++; return nil }); err != nil || total != size || n > MaxParts {
+	if total, err := p.Upload(func(int, []byte, [sha256.Size]byte) error { n++; return nil }); err != nil || total != size || n > MaxParts {
 		t.Fatalf("Upload of %d bytes = %d, %v in %d parts", size, total, err, n)
 	}
 	// An unknown size does not.
@@ -158,7 +162,7 @@ func TestUploadErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Upload(func(int, []byte) error { return nil }); err == nil || err.Error() != "body exceeds 10000 parts of 10 bytes" {
+	if _, err := p.Upload(func(int, []byte, [sha256.Size]byte) error { return nil }); err == nil || err.Error() != "body exceeds 10000 parts of 10 bytes" {
 		t.Fatalf("Upload of %d bytes in parts of 10: %v", size, err)
 	}
 }
