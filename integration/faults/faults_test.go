@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
 
@@ -102,7 +103,7 @@ func runOne(t *testing.T, s *suite, k *kind, round int) *report {
 	fmt.Fprintf(h, "%d/%s/%d", s.env.seed, k.name, round)
 	seed := h.Sum64() >> 1
 	p := params{
-		kind: k, seed: seed,
+		kind: k, seed: seed, coord: spec.CoordDynamo,
 		writers: 6, readers: 2,
 		domains:   []string{"d0", "d1/nested", "d2"},
 		keys:      []string{"k0", "k1", "dir/k2"},

@@ -45,6 +45,20 @@ func pausePoint(_ *run, i int, w *spec.Writer) {
 	}
 }
 
+// stopStubbornHolder stops, with SIGSTOP, a stubborn (even-numbered)
+// lease holder until another writer has taken its domain over, then
+// resumes it: a stubborn writer goes on committing when resumed, so its
+// stop makes a stale holder whatever it was doing. It never stops writer
+// 1, whose own pause point would then come too late.
+func stopStubbornHolder(r *run) error {
+	l, c, ok := r.pickHolderOf("a stubborn lease holder", func(c *child) bool { return c.slot%2 == 0 })
+	if !ok {
+		return fmt.Errorf("no stubborn lease holder to stop")
+	}
+	r.stopPastTakeover(c, l)
+	return nil
+}
+
 func staleBit(rep *report) (bool, string) {
 	s := rep.Staleness
 	return s.Windows > 0, fmt.Sprintf("%d stale-holder windows, %d stale commits attempted", s.Windows, s.CommitsAttempt)
@@ -60,21 +74,24 @@ var kinds = []*kind{
 	{
 		name: "sigstop",
 		// A holder stopped past its TTL by the suite, and one that stops
-		// itself mid-commit. The suite stops a stubborn (even-numbered)
-		// writer, which goes on committing when it is resumed, so that
-		// its stop makes a stale holder whatever it was doing; and never
-		// writer 1, whose own pause point would then come too late.
+		// itself mid-commit.
 		faultTTLs: 3,
 		writers:   pausePoint,
-		inject: func(r *run) error {
-			l, c, ok := r.pickHolderOf("a stubborn lease holder", func(c *child) bool { return c.slot%2 == 0 })
-			if !ok {
-				return fmt.Errorf("no stubborn lease holder to stop")
-			}
-			r.stopPastTakeover(c, l)
-			return nil
-		},
-		bit: staleBit,
+		inject:    stopStubbornHolder,
+		bit:       staleBit,
+	},
+	{
+		name: "bucket-leases",
+		// The sigstop fault again, with the lease records kept in the
+		// bucket (coord/bucketlease, the default without DynamoDB)
+		// instead of DynamoDB: leases, renewals and tokens then go
+		// through the same S3 route as the data, and the floor comes from
+		// the same store the fence writes to.
+		faultTTLs: 3,
+		setup:     func(p *params) { p.coord = spec.CoordBucket },
+		writers:   pausePoint,
+		inject:    stopStubbornHolder,
+		bit:       staleBit,
 	},
 	{
 		name:      "sigkill",

@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
@@ -40,6 +42,7 @@ type suite struct {
 type params struct {
 	kind      *kind
 	seed      uint64
+	coord     string // spec.CoordDynamo or spec.CoordBucket
 	writers   int
 	readers   int
 	domains   []string
@@ -80,7 +83,7 @@ type run struct {
 	takers      int
 	crashes     []string // servers that crashed on their own
 	direct      objstore.Backend
-	directCo    *dynamocoord.Coordinator
+	directCo    coord.Coordinator
 	healedAt    int64
 	notes       []string
 }
@@ -217,7 +220,7 @@ func (r *run) writerConfigs() []spec.Writer {
 			Backend: []string{"s3", "minio"}[i%2],
 			S3:      "http://" + r.proxy.addr(fmt.Sprintf("s3-%d", i)),
 			Dynamo:  "http://" + r.proxy.addr(fmt.Sprintf("dyn-%d", i)),
-			Bucket:  r.bucket, Table: r.table,
+			Bucket:  r.bucket, Table: r.table, Coord: r.p.coord,
 			Domains: r.p.domains, Keys: r.p.keys,
 			Seed:            r.rng.Uint64(),
 			TTLMillis:       r.p.ttl.Milliseconds(),
@@ -423,11 +426,16 @@ func (r *run) openDirect() {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.direct = b
+	if r.p.coord == spec.CoordBucket {
+		r.directCo = bucketlease.New(b, nil)
+		return
+	}
 	c, err := dynamocoord.Open(context.Background(), r.table, &dynamocoord.OpenOptions{Endpoint: r.s.dynalite.url(), Region: "us-east-1"})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.direct, r.directCo = b, c
+	r.directCo = c
 }
 
 // watchServers restarts a server that crashes while the workload runs
@@ -468,5 +476,6 @@ func (r *run) watchServers() func() {
 // directBackend returns the backend that reaches MinIO directly.
 func (r *run) directBackend() objstore.Backend { return r.direct }
 
-// directCoord returns the coordinator that reaches dynalite directly.
-func (r *run) directCoord() *dynamocoord.Coordinator { return r.directCo }
+// directCoord returns the run's coordinator, reaching dynalite (or, for
+// bucket leases, MinIO) directly.
+func (r *run) directCoord() coord.Coordinator { return r.directCo }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
@@ -19,4 +23,17 @@ func openBackend(ctx context.Context, kind, endpoint, bucket string) (objstore.B
 		return miniostore.Open(endpoint, bucket, "", &miniostore.Options{Region: "us-east-1"})
 	}
 	return nil, fmt.Errorf("unknown backend %q", kind)
+}
+
+// openCoord opens the writer's lease coordinator: DynamoDB through its
+// endpoint, or lease records in the bucket through b, the writer's own
+// backend without fault points (a lease write is not a commit).
+func openCoord(ctx context.Context, cfg spec.Writer, b objstore.Backend, clk coord.Clock) (coord.Coordinator, error) {
+	switch cfg.Coord {
+	case spec.CoordDynamo, "":
+		return dynamocoord.Open(ctx, cfg.Table, &dynamocoord.OpenOptions{Endpoint: cfg.Dynamo, Region: "us-east-1", Clock: clk})
+	case spec.CoordBucket:
+		return bucketlease.New(b, &bucketlease.Options{Clock: clk}), nil
+	}
+	return nil, fmt.Errorf("unknown coordinator %q", cfg.Coord)
 }

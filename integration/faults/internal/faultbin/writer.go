@@ -14,7 +14,6 @@ import (
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
-	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
@@ -54,13 +53,13 @@ func runWriter(cfg spec.Writer) error {
 	fb := newFaultBackend(b, cfg, main)
 	clk := newClock(time.Duration(cfg.ClockOffsetMillis)*time.Millisecond, cfg.ClockRate)
 	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client})
-	dyn, err := dynamocoord.Open(stop, cfg.Table, &dynamocoord.OpenOptions{Endpoint: cfg.Dynamo, Region: "us-east-1", Clock: clk})
+	co, err := openCoord(stop, cfg, b, clk)
 	if err != nil {
 		return err
 	}
 	wr := &writer{
 		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
-		coord: &recordingCoord{Coordinator: dyn, c: main, noFloor: cfg.Break == spec.BreakNoFloor},
+		coord: &recordingCoord{Coordinator: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor},
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Client)))),
 		opTO:  time.Duration(cfg.OpTimeoutMillis) * time.Millisecond,
 	}

@@ -21,6 +21,14 @@ const (
 	PointAfterManifestPut = "after-manifest-put"
 )
 
+// Lease coordinators a writer can use.
+const (
+	// CoordDynamo is coord/dynamocoord on the run's table.
+	CoordDynamo = "dynamodb"
+	// CoordBucket is coord/bucketlease on the run's bucket.
+	CoordBucket = "bucket"
+)
+
 // Deliberately broken variants (negative controls).
 const (
 	// BreakUnconditional drops If-Match and If-None-Match from manifest
@@ -36,13 +44,17 @@ const (
 
 // Writer configures one writer process.
 type Writer struct {
-	Client  string   `json:"client"`
-	History string   `json:"history"` // file to append records to
-	Backend string   `json:"backend"` // "s3" (aws-sdk-go-v2) or "minio" (minio-go)
-	S3      string   `json:"s3"`      // endpoint, usually through the fault proxy
-	Dynamo  string   `json:"dynamo"`  // endpoint, usually through the fault proxy
-	Bucket  string   `json:"bucket"`
-	Table   string   `json:"table"`
+	Client  string `json:"client"`
+	History string `json:"history"` // file to append records to
+	Backend string `json:"backend"` // "s3" (aws-sdk-go-v2) or "minio" (minio-go)
+	S3      string `json:"s3"`      // endpoint, usually through the fault proxy
+	Dynamo  string `json:"dynamo"`  // endpoint, usually through the fault proxy
+	Bucket  string `json:"bucket"`
+	Table   string `json:"table"`
+	// Coord is the lease coordinator: CoordDynamo (tokens from the
+	// table) or CoordBucket (lease records in the bucket, reached
+	// through the S3 endpoint).
+	Coord   string   `json:"coord"`
 	Domains []string `json:"domains"`
 	Keys    []string `json:"keys"`
 	Seed    uint64   `json:"seed"`
