@@ -274,10 +274,14 @@ func (b *Backend) createTemp() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := tryFlock(f); err != nil || !ok {
+	ok, err := tryFlock(f)
+	if err == nil && !ok {
+		err = errors.New("another process holds its flock")
+	}
+	if err != nil {
 		os.Remove(name)
 		f.Close()
-		return nil, fmt.Errorf("locking new temporary file %s: %v (locked: %v)", name, err, ok)
+		return nil, fmt.Errorf("locking new temporary file %s: %w", name, err)
 	}
 	return f, nil
 }
