@@ -267,24 +267,28 @@ var kinds = []*kind{
 		inject: func(r *run) error {
 			start := hist.Now()
 			cfg := &spec.HTTPFaults{Refuse503: 0.05, Refuse500: 0.03, Applied503: 0.2}
-			for i := range r.p.writers {
-				if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), cfg); err != nil {
+			for _, name := range r.s3Routes() {
+				if _, err := r.proxy.setHTTP(name, cfg); err != nil {
 					return err
 				}
 			}
-			r.logf("HTTP faults on every writer's S3 route: %+v", *cfg)
+			r.logf("HTTP faults on every S3 route, the readers' too: %+v", *cfg)
 			sleep(5 * r.p.ttl / 2)
-			for i := range r.p.writers {
-				if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), &spec.HTTPFaults{}); err != nil {
+			for _, name := range r.s3Routes() {
+				if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
 					return err
 				}
 			}
-			r.fault("http-503-500", "every writer's S3 route", start)
+			r.fault("http-503-500", "every S3 route", start)
 			return nil
 		},
 		bit: func(rep *report) (bool, string) {
-			h := rep.HTTPFaults
-			return h.Applied503 > 0 && h.Refused503+h.Refused500 > 0, fmt.Sprintf("%d refused with 503, %d with 500, %d applied then 503; %d commits recovered by read-back", h.Refused503, h.Refused500, h.Applied503, rep.Recovered)
+			// Writers met replies replaced after their request applied,
+			// and readers met refusals too.
+			h, rd := rep.HTTPFaults, rep.HTTPReaders
+			return h.Applied503 > 0 && h.Refused503+h.Refused500 > 0 && rd.Refused503+rd.Refused500 > 0,
+				fmt.Sprintf("%d refused with 503, %d with 500 (%d of them readers' requests), %d applied then 503; %d commits recovered by read-back",
+					h.Refused503, h.Refused500, rd.Refused503+rd.Refused500, h.Applied503, rep.Recovered)
 		},
 	},
 	{

@@ -50,8 +50,9 @@ type report struct {
 	// before a fault began until after it ended.
 	FaultSpans   map[string]int    `json:"operations_spanning_faults"`
 	Staleness    staleness         `json:"staleness"`
-	ManifestPuts map[string]int64  `json:"manifest_writes"` // writers' counters: puts, 412, 409, errors
-	HTTPFaults   spec.HTTPStats    `json:"http_faults"`
+	ManifestPuts map[string]int64  `json:"manifest_writes"`     // writers' counters: puts, 412, 409, errors
+	HTTPFaults   spec.HTTPStats    `json:"http_faults"`         // every route
+	HTTPReaders  spec.HTTPStats    `json:"http_faults_readers"` // the readers' route alone
 	Porcupine    []verdict         `json:"porcupine"`
 	Invariants   []invariantResult `json:"invariants"`
 	I7Checked    int               `json:"i7_checks"`
@@ -80,13 +81,16 @@ func (r *run) finish(ctx context.Context) *report {
 	r.ensureServers()
 	rec8, v8 := r.probeI8()
 	rep.Recovery = rec8
-	for i := range r.p.writers {
-		st, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), nil)
+	for _, name := range r.s3Routes() {
+		st, err := r.proxy.setHTTP(name, nil)
 		if err == nil {
 			rep.HTTPFaults.Requests += st.Requests
 			rep.HTTPFaults.Refused503 += st.Refused503
 			rep.HTTPFaults.Refused500 += st.Refused500
 			rep.HTTPFaults.Applied503 += st.Applied503
+			if name == readerRoute {
+				rep.HTTPReaders = st
+			}
 		}
 	}
 
@@ -374,6 +378,7 @@ func (rep *report) summary() string {
 	if rep.HTTPFaults.Requests > 0 {
 		fmt.Fprintf(&b, "; HTTP layer: %d requests, %d refused 503, %d refused 500, %d applied then 503",
 			rep.HTTPFaults.Requests, rep.HTTPFaults.Refused503, rep.HTTPFaults.Refused500, rep.HTTPFaults.Applied503)
+		fmt.Fprintf(&b, " (readers: %d requests, %d refused)", rep.HTTPReaders.Requests, rep.HTTPReaders.Refused503+rep.HTTPReaders.Refused500)
 	}
 	fmt.Fprintf(&b, "\n  bite: %v (%s)\n", rep.Bit, rep.BitWhy)
 	s := rep.Staleness

@@ -116,11 +116,12 @@ func (r *run) execute() *report {
 	r.provision(ctx)
 	r.openDirect()
 
-	routes := make([]spec.Route, 0, 2*r.p.writers)
+	routes := make([]spec.Route, 0, 2*r.p.writers+1)
+	for _, name := range r.s3Routes() {
+		routes = append(routes, spec.Route{Name: name, Upstream: r.s.minio.addr(), HTTP: true})
+	}
 	for i := range r.p.writers {
-		routes = append(routes,
-			spec.Route{Name: fmt.Sprintf("s3-%d", i), Upstream: r.s.minio.addr(), HTTP: true},
-			spec.Route{Name: fmt.Sprintf("dyn-%d", i), Upstream: r.s.dynalite.addr()})
+		routes = append(routes, spec.Route{Name: fmt.Sprintf("dyn-%d", i), Upstream: r.s.dynalite.addr()})
 	}
 	px, err := startProxy(r.s.bin, r.dir, spec.Proxy{Routes: routes, Seed: r.p.seed})
 	if err != nil {
@@ -136,7 +137,7 @@ func (r *run) execute() *report {
 	}
 	if err := r.fleet.startReader(spec.Reader{
 		Clients: clientNames("r", r.p.readers), History: filepath.Join(r.dir, "hist-readers.jsonl"),
-		Backend: "minio", S3: r.s.minio.url(), Bucket: r.bucket, Domains: r.p.domains,
+		Backend: "minio", S3: "http://" + r.proxy.addr(readerRoute), Bucket: r.bucket, Domains: r.p.domains,
 		Seed: r.p.seed, PauseMillis: 60, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
 	}); err != nil {
 		t.Fatal(err)
@@ -387,14 +388,27 @@ func (r *run) ensureTakeover(domain string, token uint64) {
 	r.logf("no writer took %s over from token %d; %s did: %v", domain, token, name, err)
 }
 
+// readerRoute is the proxy route of the reader processes to MinIO.
+const readerRoute = "s3-readers"
+
+// s3Routes names the proxy routes to MinIO, each with an HTTP fault
+// layer: one per writer slot ("s3-<slot>"), and the readers' route.
+func (r *run) s3Routes() []string {
+	names := make([]string, 0, r.p.writers+1)
+	for i := range r.p.writers {
+		names = append(names, fmt.Sprintf("s3-%d", i))
+	}
+	return append(names, readerRoute)
+}
+
 // heal ends every fault: toxics removed, HTTP faults off, every writer
 // resumed, both servers running.
 func (r *run) heal() {
 	if err := r.proxy.heal(); err != nil {
 		r.t.Errorf("heal the proxy: %v", err)
 	}
-	for i := range r.p.writers {
-		if _, err := r.proxy.setHTTP(fmt.Sprintf("s3-%d", i), &spec.HTTPFaults{}); err != nil {
+	for _, name := range r.s3Routes() {
+		if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
 			r.t.Errorf("heal the HTTP faults: %v", err)
 		}
 	}
