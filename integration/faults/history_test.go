@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 )
@@ -103,9 +107,11 @@ type lease struct {
 
 // liveView follows the history files while a run goes on, so that faults
 // can pick their targets (a writer that holds a lease) and know when
-// something happened.
+// something happened. It is safe for concurrent use: the fault phase and
+// the watcher of self-paused writers both refresh it.
 type liveView struct {
 	dir     string
+	mu      sync.Mutex
 	offsets map[string]int64
 	holders map[string]lease // client -> lease held
 	ok      map[string]int   // commits acknowledged, per domain
@@ -118,6 +124,8 @@ func newLiveView(dir string) *liveView {
 
 // refresh reads what was appended since the last call.
 func (l *liveView) refresh() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	files, _ := filepath.Glob(filepath.Join(l.dir, "hist-*.jsonl"))
 	for _, path := range files {
 		f, err := os.Open(path)
@@ -162,8 +170,26 @@ func (l *liveView) apply(r hist.Record) {
 	}
 }
 
+// holder returns the lease client holds, by what was read so far.
+func (l *liveView) holder(client string) (lease, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.holders[client]
+	return h, ok
+}
+
+// leases returns every lease held, by what was read so far, ordered by
+// client so that a seed picks the same one from the same view.
+func (l *liveView) leases() []lease {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.SortedFunc(maps.Values(l.holders), func(a, b lease) int { return strings.Compare(a.client, b.client) })
+}
+
 // commits returns the number of acknowledged commits seen so far.
 func (l *liveView) commits() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	n := 0
 	for _, v := range l.ok {
 		n += v

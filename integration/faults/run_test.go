@@ -261,7 +261,7 @@ func (r *run) waitFor(limit time.Duration, what string, cond func() bool) bool {
 func (r *run) holders() []lease {
 	r.live.refresh()
 	var out []lease
-	for _, l := range r.live.holders {
+	for _, l := range r.live.leases() {
 		if c := r.fleet.byName(l.client); c != nil && !c.stopped() {
 			out = append(out, l)
 		}
@@ -336,7 +336,7 @@ func (r *run) resumeSelfPaused() func() {
 				}
 				handled[c.pid()] = true
 				r.live.refresh()
-				l, held := r.live.holders[c.name]
+				l, held := r.live.holder(c.name)
 				start := hist.Now()
 				r.logf("%s stopped itself at its pause point (lease %v %s %d)", c.name, held, l.domain, l.token)
 				if held {
