@@ -34,7 +34,9 @@
 // part size, 16 MiB) is read into memory and sent with one PutObject. A
 // larger body, or one of unknown size (-1) that turns out longer than one
 // part, is streamed in a multipart upload, with two parts in memory at a
-// time: the one being sent and the next one being read.
+// time: the one being sent and the next one being read and hashed. Each
+// part is signed with that SHA-256 as its SigV4 payload hash, also over
+// HTTPS, where the SDK would otherwise send it unsigned.
 // A body of unknown size can therefore be at most 10,000 parts (156 GiB
 // with the default part size); for a known size the part size grows to
 // fit. If anything fails after CreateMultipartUpload (the body, a part,
