@@ -33,11 +33,19 @@ func DeleteKey(key string) Change { return Change{Key: key, Delete: true} }
 
 // CommitOptions tunes one commit. nil means defaults.
 type CommitOptions struct {
-	// ID identifies the commit in the manifest's log. Set it to the
-	// CommitID of an *UnknownOutcomeError to retry that commit safely:
-	// if the first attempt landed, the retry reports it instead of
-	// applying it again. Default: a new random id.
+	// ID, when set, makes the commit a retry of the commit with that id,
+	// whose outcome is unknown: if an earlier attempt landed, the retry
+	// reports it (Recovered) instead of applying it again; if the log no
+	// longer reaches back far enough to tell, it fails with
+	// ErrOutcomeUnknown again and applies nothing. Take ID and After from
+	// the *UnknownOutcomeError (its Retry method). Default: a new commit
+	// with a new random id.
 	ID string
+	// After, with ID, is the manifest seq that the earliest attempt was
+	// based on: any attempt that landed did so at a later seq. 0 means
+	// the commit may have landed at any seq, so only a log that holds the
+	// domain's whole history can tell that it did not.
+	After uint64
 	// Holder overrides Options.Holder in the commit log.
 	Holder string
 }

@@ -19,10 +19,14 @@ import (
 //
 // The new bytes are first uploaded to write-once version objects; nothing
 // reads them until the manifest names them. When a reply is lost or the
-// store answers with a 5xx, Commit reads the manifest back and reports
-// success if it holds the commit's id. It returns an error matching
-// ErrOutcomeUnknown only when that cannot be decided before ctx ends, and
-// never reports "fenced" for a commit of its own that already landed.
+// store answers with a 5xx, 409 or 412 that may hide a write that landed,
+// Commit reads the manifest back and reports success if it holds the
+// commit's id. It returns an *UnknownOutcomeError (ErrOutcomeUnknown) only
+// when that cannot be decided before ctx ends or the manifest's log has
+// moved past the commit, and never reports "fenced" for a commit that may
+// have landed. Retry such a commit with the error's Retry options: the
+// retry decides as well as the first attempt could, and applies the commit
+// at most once. docs/design.md has the whole outcome table.
 func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (Commit, error) {
 	if err := validateCommit(domain, token, changes); err != nil {
 		return Commit{}, err
@@ -31,21 +35,31 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 	if opts != nil {
 		o = *opts
 	}
+	c := &commit{s: s, domain: domain, token: token, id: o.ID, holder: o.Holder}
 	if o.ID == "" {
-		o.ID = newID()
-	} else if reason := validSuffix(o.ID); reason != "" {
-		return Commit{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
+		if o.After != 0 {
+			return Commit{}, &InvalidError{What: "option", Value: fmt.Sprint(o.After), Reason: "After marks a retry and needs the commit's ID"}
+		}
+		c.id = newID()
+		c.attempt = c.id
+	} else {
+		if reason := validSuffix(o.ID); reason != "" {
+			return Commit{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
+		}
+		// A retry: the first attempt may have landed at any seq above
+		// After. It uploads under a fresh attempt id, never re-using an
+		// object an earlier attempt wrote.
+		c.attempt = newID()
+		c.uncertain, c.uncBase, c.lastErr = true, o.After, errRetry
 	}
-	if o.Holder == "" {
-		o.Holder = s.opts.Holder
+	if c.holder == "" {
+		c.holder = s.opts.Holder
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	if err := s.ensureProbed(ctx); err != nil {
 		return Commit{}, err
 	}
-
-	c := &commit{s: s, domain: domain, token: token, id: o.ID, holder: o.Holder}
 	for _, ch := range changes {
 		if ch.Delete {
 			c.deletes = append(c.deletes, ch.Key)
@@ -54,42 +68,59 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		}
 	}
 	m, etag, err := s.cachedManifest(ctx, domain)
+	if err == nil && m != nil && c.uncertain {
+		// A retry decides on the current manifest, not a cached one.
+		m, etag, err = s.loadManifest(ctx, domain)
+	}
 	if err != nil {
 		return Commit{}, err
 	}
-	if m != nil && opts != nil && opts.ID != "" {
-		// A retry of an earlier commit: decide on the current manifest.
-		if m, etag, err = s.loadManifest(ctx, domain); err != nil {
-			return Commit{}, err
-		}
+	if m == nil {
+		c.uncertain = false // nothing was ever committed: ours did not land
+	} else if res, err, done := c.decide(m); done {
+		return res, err
 	}
-	if m != nil {
-		if e, ok := m.hasCommit(c.id); ok {
-			return c.result(m, e, true), nil // a retry of a commit that landed
-		}
-		if m.Highest > token {
-			return Commit{}, c.fenced(m.Highest)
+	if m == nil || token > m.Highest {
+		if err := s.checkIssued(ctx, domain, token); err != nil {
+			return Commit{}, err
 		}
 	}
 	if m == nil && len(c.puts) > 0 {
 		// Create the manifest before any version exists, so that versions
 		// without a manifest always mean a lost manifest (which fails
 		// closed) and never an interrupted first commit.
-		first := &commit{s: s, domain: domain, token: token, id: newID(), holder: o.Holder}
-		if _, err := first.publish(ctx, nil, ""); err != nil {
+		if m, etag, err = c.create(ctx); err != nil {
 			return Commit{}, err
 		}
-		if m, etag, err = s.loadManifest(ctx, domain); err != nil {
-			return Commit{}, err
-		}
-		if m.Highest > token {
-			return Commit{}, c.fenced(m.Highest)
+		if res, err, done := c.decide(m); done {
+			return res, err
 		}
 	}
 	if err := c.upload(ctx); err != nil {
 		return Commit{}, err
 	}
 	return c.publish(ctx, m, etag)
+}
+
+// errRetry is the reason a retry starts uncertain: the first attempt's
+// outcome was unknown.
+var errRetry = errors.New("an earlier attempt of this commit may have landed")
+
+// create writes domain's first manifest with a fence of its own at c's
+// token, and returns the manifest it then reads. The fence is a separate
+// commit: if its outcome is unknown, c itself has written nothing, so c
+// fails plainly rather than with an unknown outcome that a retry of c's
+// id could never settle.
+func (c *commit) create(ctx context.Context) (*Manifest, string, error) {
+	first := &commit{s: c.s, domain: c.domain, token: c.token, holder: c.holder, id: newID()}
+	first.attempt = first.id
+	if _, err := first.publish(ctx, nil, ""); err != nil {
+		if errors.Is(err, ErrOutcomeUnknown) {
+			return nil, "", fmt.Errorf("objstore: commit %s to %q not applied: creating the domain's manifest: %v", c.id, c.domain, err)
+		}
+		return nil, "", err
+	}
+	return c.s.loadManifest(ctx, c.domain)
 }
 
 // Put commits one key. size is body's exact length, or -1 when unknown.
@@ -106,67 +137,83 @@ func (s *Store) Delete(ctx context.Context, domain, key string, token uint64) (C
 // Fence raises domain's highest accepted token to token without writing
 // data. A new lease holder calls it before reading or writing, so that the
 // previous holder's late writes are rejected even before the new holder's
-// first write. It is a no-op when the domain's highest token already equals
-// token, and fails with a *FencedError when it is higher.
+// first write. It fails with a *FencedError when the highest token is
+// higher, and also when it already equals token but another commit raised
+// it there: one token belongs to one acquisition, so a second holder given
+// the same token (by a coordinator whose records were wiped mid-takeover)
+// is refused rather than let in beside the first. To retry a fence whose
+// outcome was unknown, use Commit with no changes and the error's Retry
+// options.
 func (s *Store) Fence(ctx context.Context, domain string, token uint64) (Commit, error) {
 	return s.Commit(ctx, domain, token, nil, nil)
 }
 
-// commit is the state of one Commit call.
+// commit is the state of one Commit call: one attempt of one commit.
 type commit struct {
 	s       *Store
 	domain  string
 	token   uint64
-	id      string
+	id      string // the commit's id, the same for every attempt
+	attempt string // this attempt's id: the suffix of the objects it writes
 	holder  string
 	puts    []Change
 	deletes []string
 	entries map[string]Entry // uploaded versions, by key
+
+	// uncertain: a manifest write of this commit (by this attempt, or by
+	// an earlier one when this is a retry) may have landed unseen, based
+	// on a manifest no older than seq uncBase. lastErr is why.
+	uncertain bool
+	uncBase   uint64
+	lastErr   error
+}
+
+func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }
+
+// decide judges c against manifest m, before any write and after every
+// read-back. done is false when c may (and must) be written on top of m.
+//
+// A write that may have landed unseen is settled by m's log: our commit id
+// in it (it landed), or a log that reaches back to the seq after uncBase
+// without it (it did not, and no longer can: its If-Match is stale, or it
+// races our next write on the same If-Match). A highest token below ours
+// settles it too, since a landed write would have raised it. Until then
+// the commit is not reported fenced, and is not written again (that could
+// apply it twice), except a fence, which changes nothing the second time.
+func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
+	if e, ok := m.hasCommit(c.id); ok {
+		return c.result(m, e, true), nil, true
+	}
+	if c.uncertain && (m.covers(c.uncBase) || m.Highest < c.token) {
+		c.uncertain, c.lastErr = false, nil
+	}
+	switch {
+	case c.uncertain && (m.Highest > c.token || !c.isFence()):
+		return Commit{}, c.unknown(fmt.Errorf("the manifest's log (seq %d) no longer reaches back to seq %d: %w", m.Seq, c.uncBase+1, c.lastErr)), true
+	case m.Highest > c.token:
+		return Commit{}, c.fenced(m.Highest, ""), true
+	case c.isFence() && m.Highest == c.token:
+		by, _ := m.raisedBy()
+		if by.ID != c.id {
+			return Commit{}, c.fenced(m.Highest, by.ID), true
+		}
+		return Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
+	}
+	return Commit{}, nil, false
 }
 
 // publish writes the manifest that applies c on top of m, re-reading and
-// deciding again until the write lands, the domain is fenced, or ctx ends.
-//
-// A manifest write whose reply is an error may still have landed: a
-// timeout or a 5xx says nothing, and a 412 (or 404) may be the answer to
-// a retry, by the SDK or a proxy, of a write that landed before its reply
-// was lost. Such a write is uncertain until a manifest read back settles
-// it: our commit id in the log (it landed), or a log that reaches back to
-// the seq after the write's base without it (it did not, and no longer
-// can: its If-Match is stale). Until then the commit is not reported
-// fenced, and is not written again unless it is a fence (writing a fence
-// twice changes nothing); if the log has moved on too far to tell, the
-// outcome is unknown.
+// deciding again (see decide) until the write lands, the domain is
+// fenced, or ctx ends. Every failed write may have landed: a timeout or a
+// 5xx says nothing, and a 412, 404 or 409 may be the answer to a retry, by
+// the SDK or a proxy, of a write that landed before its reply was lost.
 func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
 	s := c.s
 	bo := new(backoff.Backoff)
-	var (
-		uncertain bool   // a manifest write may have landed unseen
-		uncBase   uint64 // the seq that the earliest such write was based on
-		lastErr   error
-	)
-	for {
-		if m != nil {
-			if e, ok := m.hasCommit(c.id); ok {
-				return c.result(m, e, true), nil
-			}
-			if uncertain && m.covers(uncBase) {
-				// Every write since the earliest uncertain one is in the
-				// log, and ours is not: none of them landed.
-				uncertain, lastErr = false, nil
-			}
-			fence := len(c.puts) == 0 && len(c.deletes) == 0
-			switch {
-			case uncertain && (m.Highest > c.token || !fence):
-				// Ours may have landed and left the log: neither fenced
-				// nor safe to write again, which could apply it twice.
-				// (A fence may be written again: it changes nothing
-				// the second time.)
-				return Commit{}, c.unknown(fmt.Errorf("the manifest's log no longer reaches back to seq %d: %w", uncBase+1, lastErr))
-			case m.Highest > c.token:
-				return Commit{}, c.fenced(m.Highest)
-			case fence && m.Highest == c.token:
-				return Commit{Domain: c.domain, Token: c.token, ID: m.Last.ID, Seq: m.Seq, Highest: m.Highest, Time: m.Last.Time}, nil
+	for first := true; ; first = false {
+		if m != nil && !first {
+			if res, err, done := c.decide(m); done {
+				return res, err
 			}
 		}
 		base := m
@@ -174,11 +221,14 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 			base = &Manifest{}
 		}
 		entry := LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
+		if c.attempt != c.id {
+			entry.Attempt = c.attempt
+		}
 		next := base.next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
 		if needsFold(next) {
-			folded, err := s.fold(ctx, next)
+			folded, err := s.fold(ctx, next, c.token, c.attempt)
 			if err != nil {
-				return Commit{}, c.fail(uncertain, lastErr, err)
+				return Commit{}, c.fail(err)
 			}
 			next = folded
 		}
@@ -186,14 +236,10 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		if err == nil {
 			return c.result(next, next.Last, false), nil
 		}
-		if !errors.Is(err, ErrConflict) {
-			// Anything but a 409 (which applies nothing) leaves the
-			// write uncertain until the read-back.
-			if !uncertain || base.Seq < uncBase {
-				uncBase = base.Seq
-			}
-			uncertain, lastErr = true, err
+		if !c.uncertain || base.Seq < c.uncBase {
+			c.uncBase = base.Seq
 		}
+		c.uncertain, c.lastErr = true, err
 		switch {
 		case errors.Is(err, ErrPreconditionFailed), errors.Is(err, ErrNotFound):
 			// Another commit landed first, or (after a retry underneath
@@ -202,7 +248,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		case errors.Is(err, ErrConflict):
 			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
 			if werr := bo.Wait(ctx); werr != nil {
-				return Commit{}, c.fail(uncertain, lastErr, fmt.Errorf("objstore: commit %s to %q: %w (last error: %v)", c.id, c.domain, werr, err))
+				return Commit{}, c.unknown(fmt.Errorf("%w (last error: %v)", werr, err))
 			}
 		default:
 			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
@@ -213,35 +259,45 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		var rerr error
 		m, etag, rerr = s.loadManifest(ctx, c.domain)
 		if rerr != nil {
-			return Commit{}, c.fail(uncertain, lastErr, rerr)
+			return Commit{}, c.fail(rerr)
 		}
 	}
 }
 
 // fail returns err, or an unknown-outcome error when an earlier write may
 // have landed.
-func (c *commit) fail(uncertain bool, lastErr, err error) error {
-	if uncertain {
-		return c.unknown(fmt.Errorf("%v; reading back failed: %w", lastErr, err))
+func (c *commit) fail(err error) error {
+	if c.uncertain {
+		return c.unknown(fmt.Errorf("%v; then: %w", c.lastErr, err))
 	}
 	return err
 }
 
 func (c *commit) unknown(err error) error {
-	return &UnknownOutcomeError{Domain: c.domain, CommitID: c.id, Err: err}
+	return &UnknownOutcomeError{Domain: c.domain, CommitID: c.id, Token: c.token, After: c.uncBase, Err: err}
 }
 
-func (c *commit) fenced(highest uint64) error {
-	return &FencedError{Domain: c.domain, Token: c.token, Highest: highest}
+// fenced reports c rejected: the domain's highest token is above c's, or
+// equal to it but raised there by commit claimedBy ("" when unknown).
+func (c *commit) fenced(highest uint64, claimedBy string) error {
+	e := &FencedError{Domain: c.domain, Token: c.token, Highest: highest}
+	if highest == c.token {
+		e.ClaimedBy = claimedBy
+		if e.ClaimedBy == "" {
+			e.ClaimedBy = "an earlier commit"
+		}
+	}
+	return e
 }
 
 // result describes the commit recorded by log entry e in manifest m.
 func (c *commit) result(m *Manifest, e LogEntry, recovered bool) Commit {
 	out := Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
 	for _, ch := range c.puts {
-		if en, ok := c.entries[ch.Key]; ok {
+		if en, ok := c.entries[ch.Key]; ok && e.attempt() == c.attempt {
 			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})
-		} else if v, ok, _ := m.overlayVersion(ch.Key); ok && strings.HasSuffix(v.Object, "-"+c.id) {
+		} else if v, ok, _ := m.overlayVersion(ch.Key); ok && strings.HasSuffix(v.Object, "-"+e.attempt()) {
+			// Landed by an earlier attempt, and still current.
 			out.Versions = append(out.Versions, v)
 		}
 	}

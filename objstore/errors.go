@@ -34,14 +34,30 @@ var (
 
 // FencedError reports a write rejected because a higher token has already
 // been accepted in its domain.
+// A fence is also rejected when the highest token equals its own but was
+// raised there by another commit (ClaimedBy): one token belongs to one
+// acquisition.
 type FencedError struct {
 	Domain  string
 	Token   uint64 // the token the rejected write carried
 	Highest uint64 // the domain's highest accepted token
+	// ClaimedBy, set only when Highest equals Token, is the id of the
+	// commit that raised the domain to that token.
+	ClaimedBy string
 }
 
 func (e *FencedError) Error() string {
+	if e.Token == e.Highest {
+		return fmt.Sprintf("objstore: fence of domain %q at token %d refused: the token was already claimed by %s (highest accepted token %d); a coordinator issued it twice, so acquire again for a new one", e.Domain, e.Token, e.claimant(), e.Highest)
+	}
 	return fmt.Sprintf("objstore: write to domain %q fenced: token %d is below the highest accepted token %d", e.Domain, e.Token, e.Highest)
+}
+
+func (e *FencedError) claimant() string {
+	if len(e.ClaimedBy) == 32 {
+		return "commit " + e.ClaimedBy
+	}
+	return e.ClaimedBy
 }
 
 // Is makes errors.Is(err, ErrFenced) true.
@@ -79,12 +95,22 @@ func (e *InvalidError) Error() string {
 func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
 // UnknownOutcomeError reports a commit whose outcome could not be
-// determined. Retrying with CommitOptions.ID set to CommitID is safe: the
-// commit is applied at most once.
+// determined. Retrying it with the options Retry returns is safe: the
+// commit is applied at most once, and the retry reports it landed, fenced
+// or (again) unknown exactly as a fresh look at the manifest allows.
 type UnknownOutcomeError struct {
 	Domain   string
 	CommitID string
-	Err      error // the last error seen
+	Token    uint64
+	// After is the manifest seq the commit's earliest uncertain write
+	// was based on: if it landed, it landed at a seq above After.
+	After uint64
+	Err   error // the last error seen
+}
+
+// Retry returns the options that retry the commit: its id and After.
+func (e *UnknownOutcomeError) Retry() *CommitOptions {
+	return &CommitOptions{ID: e.CommitID, After: e.After}
 }
 
 func (e *UnknownOutcomeError) Error() string {

@@ -16,8 +16,9 @@ func needsFold(m *Manifest) bool { return len(m.Keys) > overlayLimit }
 // each shard the overlay touches, applies the overlay's puts and
 // tombstones, splits shards that grew past maxShardKeys, and uploads the
 // new shards under their content addresses. Untouched shards are reused
-// as they are. The result has an empty overlay; m is not modified.
-func (s *Store) fold(ctx context.Context, m *Manifest) (*Manifest, error) {
+// as they are. The new shards are named for the commit attempt (token,
+// attempt) that folds. The result has an empty overlay; m is not modified.
+func (s *Store) fold(ctx context.Context, m *Manifest, token uint64, attempt string) (*Manifest, error) {
 	refs := m.Shards
 	if len(refs) == 0 {
 		refs = []ShardRef{{Prefix: ""}} // one virtual, empty shard
@@ -69,7 +70,7 @@ func (s *Store) fold(ctx context.Context, m *Manifest) (*Manifest, error) {
 	g.SetLimit(s.opts.UploadParallelism)
 	for i, d := range docs {
 		g.Go(func() error {
-			ref, err := s.putShard(gctx, d)
+			ref, err := s.putShard(gctx, d, token, attempt)
 			newRefs[i] = ref
 			return err
 		})

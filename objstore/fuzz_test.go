@@ -107,7 +107,7 @@ func FuzzDecodeShard(f *testing.F) {
 	}
 	m := &Manifest{Domain: "d", Highest: 100}
 	f.Fuzz(func(t *testing.T, data []byte, prefix string, count int) {
-		ref := ShardRef{Prefix: prefix, Object: shardObject(m.Domain, data), Count: count}
+		ref := ShardRef{Prefix: prefix, Object: shardObject(m.Domain, 7, "fuzz", data), Count: count}
 		d, err := decodeShard(m, ref, data)
 		if err != nil {
 			var ce *CorruptManifestError
@@ -130,7 +130,7 @@ func FuzzDecodeShard(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d2, err := decodeShard(m, ShardRef{Prefix: prefix, Object: shardObject(m.Domain, enc), Count: count}, enc)
+		d2, err := decodeShard(m, ShardRef{Prefix: prefix, Object: shardObject(m.Domain, 7, "fuzz", enc), Count: count}, enc)
 		if err != nil {
 			t.Fatalf("canonical encoding refused: %v", err)
 		}

@@ -8,22 +8,41 @@ import (
 
 // CollectResult counts what Collect found.
 type CollectResult struct {
-	Scanned int `json:"scanned"` // version objects seen
+	Scanned int `json:"scanned"` // version and shard objects seen
 	Live    int `json:"live"`    // named by the manifest
 	Deleted int `json:"deleted"`
-	Kept    int `json:"kept"` // unnamed but inside the grace period
+	// Pending counts unnamed objects that a commit in progress, or a
+	// retry, could still publish: kept until the domain's highest token
+	// passes them or their attempt lands.
+	Pending int `json:"pending"`
+	Kept    int `json:"kept"` // collectable, but inside the grace period (or not fence's)
 }
 
-// Collect deletes domain's versions that the manifest no longer names and
-// that no reader can still need. A version is deleted only when it was
-// uploaded more than grace ago, and it has been unreferenced for more than
-// grace: its key's current version was committed more than grace ago, or,
-// for a key that is no longer live, the domain's last commit was. Readers
-// that take longer than grace between reading the manifest and reading a
-// version may then find it gone (ErrNotFound); pick grace above your
-// slowest reader. Collect needs no lease: deleting an unnamed version is
-// safe even if a stale writer recreates it, since a version below the
-// domain's highest token can never be committed again.
+// Collect deletes domain's version and shard objects that the manifest
+// no longer names and that no commit can ever name again. Safety rests on
+// two facts about the manifest M that Collect reads, and on no clock:
+//
+//   - an object written at a token below M's highest token can never be
+//     published: the write that would publish it is based on a manifest
+//     older than M, so its If-Match fails, and on every later manifest
+//     the token is fenced;
+//   - an object whose commit attempt is in M's log was written by an
+//     attempt that landed, and an attempt writes no manifest after it
+//     has landed; since every attempt writes under a name of its own
+//     (retries included), no other commit can publish that object.
+//
+// Every other unnamed object (one at the current token or above, written
+// by an attempt that has not landed) is pending: a commit in progress may
+// still publish it, so it stays, whatever its age. docs/design.md has the
+// argument in full.
+//
+// grace protects only readers: an object that is safe to delete is kept
+// until grace has passed since the commit that stopped naming it (by the
+// writer's clock, compared with Collect's: clock skew can only make a slow
+// reader find a version gone, ErrNotFound, never lose a commit). Collect
+// needs no lease, and runs safely beside writers. It never deletes the
+// manifest, the lease record or the domain's floor marker, and writes the
+// floor marker if it is missing.
 //
 // Deletes are unconditional: S3-compatible stores such as MinIO ignore
 // If-Match on DELETE, so nothing here relies on it.
@@ -39,6 +58,9 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 		return res, err
 	}
 	m := sn.m
+	if err := s.ensureFloor(ctx, m); err != nil {
+		return res, err
+	}
 	versions, err := sn.List(ctx)
 	if err != nil {
 		return res, err
@@ -52,15 +74,32 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	for _, r := range m.Shards {
 		live[r.Object] = true
 	}
+	landed := make(map[string]bool, len(m.Log))
+	for _, e := range m.Log {
+		landed[e.attempt()] = true
+	}
+	// dead reports whether no commit can ever publish an object written
+	// by attempt at token.
+	dead := func(token uint64, attempt string) bool { return token < m.Highest || landed[attempt] }
 	cutoff := s.opts.Now().Add(-grace)
 	var doomed []string
+	judge := func(object string, isDead bool, unreferencedSince time.Time) {
+		switch {
+		case !isDead:
+			res.Pending++
+		case grace > 0 && !unreferencedSince.Before(cutoff):
+			res.Kept++
+		default:
+			doomed = append(doomed, object)
+		}
+	}
 	err = s.b.List(ctx, VersionPrefix(domain), func(o ObjectInfo) error {
 		res.Scanned++
 		if live[o.Key] {
 			res.Live++
 			return nil
 		}
-		_, key, _, _, perr := ParseVersionKey(o.Key)
+		_, key, token, attempt, perr := ParseVersionKey(o.Key)
 		if perr != nil {
 			res.Kept++ // not ours to judge
 			return nil
@@ -69,27 +108,28 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 		if v, ok := byKey[key]; ok {
 			unreferencedSince = v.Committed
 		}
-		if o.Modified.Before(cutoff) && unreferencedSince.Before(cutoff) {
-			doomed = append(doomed, o.Key)
-		} else {
-			res.Kept++
-		}
+		judge(o.Key, dead(token, attempt), unreferencedSince)
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list versions: %w", domain, err)
 	}
-	// Shards the manifest no longer names were replaced by a fold no later
-	// than its last commit.
 	err = s.b.List(ctx, domain+shardDir, func(o ObjectInfo) error {
 		res.Scanned++
-		switch {
-		case live[o.Key]:
+		if live[o.Key] {
 			res.Live++
-		case o.Modified.Before(cutoff) && m.Last.Time.Before(cutoff):
-			doomed = append(doomed, o.Key)
-		default:
+			return nil
+		}
+		n, ok := parseShardObject(domain, o.Key)
+		switch {
+		case !ok:
 			res.Kept++
+		case n.attempt == "":
+			// A legacy, content-addressed shard: this build never writes
+			// one, so once unnamed it is never named again.
+			judge(o.Key, true, m.Last.Time)
+		default:
+			judge(o.Key, dead(n.token, n.attempt), m.Last.Time)
 		}
 		return nil
 	})

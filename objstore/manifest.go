@@ -32,6 +32,11 @@ type Manifest struct {
 	Highest uint64   `json:"highest_token"`
 	Seq     uint64   `json:"seq"` // commits applied so far; the manifest's version
 	Last    LogEntry `json:"last_commit"`
+	// Raised is the log entry of the commit that raised Highest to its
+	// current value: the acquisition that owns the token. A fence at a
+	// token equal to Highest succeeds only for that commit. Manifests
+	// written before this field existed lack it (see raisedBy).
+	Raised LogEntry `json:"raised_by,omitzero"`
 	// Keys holds every live key when Shards is empty (format v1). With
 	// shards (format v2) it is an overlay of recent changes on top of
 	// them, where a Deleted entry is a tombstone.
@@ -61,6 +66,19 @@ type LogEntry struct {
 	Time    time.Time `json:"time"`
 	Puts    int       `json:"puts"`
 	Deletes int       `json:"deletes"`
+	// Attempt is the suffix of the version and shard objects that the
+	// landed attempt of this commit wrote, when it differs from ID (a
+	// retry uploads under a fresh attempt id, so no object name is ever
+	// written by two attempts).
+	Attempt string `json:"attempt,omitempty"`
+}
+
+// attempt returns the suffix of the objects the landed attempt wrote.
+func (e LogEntry) attempt() string {
+	if e.Attempt != "" {
+		return e.Attempt
+	}
+	return e.ID
 }
 
 // clone returns a deep copy of m, for callers who may modify it.
@@ -77,6 +95,22 @@ func (m *Manifest) hasCommit(id string) (LogEntry, bool) {
 	for i := len(m.Log) - 1; i >= 0; i-- {
 		if m.Log[i].ID == id {
 			return m.Log[i], true
+		}
+	}
+	return LogEntry{}, false
+}
+
+// raisedBy returns the log entry of the commit that raised the domain's
+// highest token to its current value. ok is false when the manifest cannot
+// tell (one written before raised_by existed, whose log no longer holds
+// that commit).
+func (m *Manifest) raisedBy() (e LogEntry, ok bool) {
+	if m.Raised.ID != "" && m.Raised.Token == m.Highest {
+		return m.Raised, true
+	}
+	for _, e := range m.Log {
+		if e.Token == m.Highest {
+			return e, true
 		}
 	}
 	return LogEntry{}, false
@@ -136,6 +170,10 @@ func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[st
 	}
 	entry.Seq = n.Seq
 	n.Last = entry
+	n.Raised = m.Raised
+	if token > m.Highest {
+		n.Raised = entry
+	}
 	start := 0
 	if len(m.Log)+1 > logLimit {
 		start = len(m.Log) + 1 - logLimit
@@ -212,6 +250,9 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 		if reason, err := checkEntry(domain, m.Highest, k, e); reason != "" {
 			return nil, bad(reason, err)
 		}
+	}
+	if m.Raised.ID != "" && (m.Raised.Token > m.Highest || m.Raised.Seq > m.Seq) {
+		return nil, bad(fmt.Sprintf("raised_by names token %d at seq %d, beyond highest_token %d and seq %d", m.Raised.Token, m.Raised.Seq, m.Highest, m.Seq), nil)
 	}
 	for i, l := range m.Log {
 		if l.Seq > m.Seq || (i > 0 && l.Seq <= m.Log[i-1].Seq) {

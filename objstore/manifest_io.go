@@ -31,7 +31,11 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 	key := ManifestKey(domain)
 	bo := new(backoff.Backoff)
 	for {
+		before, seen := s.seen.get(domain)
 		m, etag, err := s.readManifestOnce(ctx, domain, key)
+		if err == nil {
+			err = s.seen.check(before, seen, key, m)
+		}
 		if !transient(ctx, err) {
 			if err != nil || m == nil {
 				s.cache.drop(domain)
@@ -66,7 +70,7 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 		rc, info, err = s.b.Get(ctx, key)
 	}
 	if errors.Is(err, ErrNotFound) {
-		err = s.checkNoVersions(ctx, domain, key)
+		err = s.checkNoEvidence(ctx, domain, key)
 		if !errors.Is(err, ErrCorruptManifest) {
 			return nil, "", err
 		}
@@ -99,18 +103,24 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 	return m, info.ETag, nil
 }
 
-// checkNoVersions fails closed when a domain has versions but no manifest.
-func (s *Store) checkNoVersions(ctx context.Context, domain, manifestKey string) error {
+// checkNoEvidence fails closed when a domain has no manifest but other
+// objects say it existed: versions, shards, or the domain's floor marker.
+// Only the bucket-lease record may exist before the first manifest.
+func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string) error {
 	var found string
-	err := s.b.List(ctx, VersionPrefix(domain), func(o ObjectInfo) error {
+	lease := SystemKey(domain, "lease.json")
+	err := s.b.List(ctx, domain+systemDir, func(o ObjectInfo) error {
+		if o.Key == lease || o.Key == manifestKey {
+			return nil
+		}
 		found = o.Key
 		return errStopList
 	})
 	if err != nil && !errors.Is(err, errStopList) {
-		return fmt.Errorf("objstore: manifest %q is missing; checking for versions: %w", manifestKey, err)
+		return fmt.Errorf("objstore: manifest %q is missing; checking for other objects of the domain: %w", manifestKey, err)
 	}
 	if found != "" {
-		return &CorruptManifestError{Key: manifestKey, Reason: fmt.Sprintf("missing, but the domain has versions (for example %q); refusing to treat the domain as new. Restore the manifest, or delete everything under %q to reset the domain", found, VersionPrefix(domain))}
+		return &CorruptManifestError{Key: manifestKey, Reason: fmt.Sprintf("missing, but the domain has other objects (for example %q), so it existed: the manifest was lost, and treating the domain as new would let stale tokens back in. Restore the manifest; or, to reset the domain on purpose, delete everything under %q except the lease record, and acquire above the last token issued", found, domain+systemDir)}
 	}
 	return nil
 }
@@ -127,6 +137,10 @@ func (s *Store) putManifest(ctx context.Context, m *Manifest, etag string) (stri
 	if err != nil {
 		return "", err
 	}
+	s.seen.note(m)
 	s.cache.put(m.Domain, m, info.ETag)
+	if etag == "" {
+		s.writeFloor(ctx, m)
+	}
 	return info.ETag, nil
 }

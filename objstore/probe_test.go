@@ -61,9 +61,10 @@ func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 			t.Fatalf("put %d: %v", i, err)
 		}
 	}
-	// 4 probe puts once, then per commit: 1 initial fence + 1 version + 1 manifest, or 2.
-	if got := mem.Calls(memstore.OpPut); got != 4+3+2+2 {
-		t.Fatalf("%d puts, want %d (probe once, then 2 or 3 per commit)", got, 4+3+2+2)
+	// 4 probe puts once, then per commit: the domain's first manifest (a
+	// fence) + its floor marker + 1 version + 1 manifest, or 2.
+	if got := mem.Calls(memstore.OpPut); got != 4+4+2+2 {
+		t.Fatalf("%d puts, want %d (probe once, then 2, or 4 for the first commit, per commit)", got, 4+4+2+2)
 	}
 	for _, k := range mem.Keys() {
 		if strings.HasPrefix(k, "_fence/probe/") {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -54,12 +55,63 @@ type shardDoc struct {
 	Domain string           `json:"domain"`
 	Prefix string           `json:"prefix"`
 	Keys   map[string]Entry `json:"keys"`
+	// maxToken is the highest token of any key, for checkShardRef.
+	maxToken uint64
 }
 
-// shardObject returns the object key of a shard with content data.
-func shardObject(domain string, data []byte) string {
+// shardObject returns the object key of a shard with content data,
+// written by the commit attempt at token: <domain>/_fence/s/<20-digit
+// token>-<attempt>-<sha256>.json. The SHA-256 lets a reader verify the
+// shard by its name; the token and attempt make the name unique to one
+// commit attempt, so a name never recurs after garbage collection has
+// deleted it (a content address alone would: a fold that happens to
+// rebuild an old shard's bytes would take the old, doomed object for its
+// own).
+func shardObject(domain string, token uint64, attempt string, data []byte) string {
 	sum := sha256.Sum256(data)
-	return domain + shardDir + hex.EncodeToString(sum[:]) + ".json"
+	return fmt.Sprintf("%s%s%0*d-%s-%s.json", domain, shardDir, tokenDigits, token, attempt, hex.EncodeToString(sum[:]))
+}
+
+// shardName is a parsed shard object key.
+type shardName struct {
+	token   uint64 // 0 for a legacy, content-addressed name
+	attempt string // "" for a legacy name
+	sum     string // hex SHA-256 of the content
+}
+
+// parseShardObject parses a shard object key of domain: the current form
+// (see shardObject), or the legacy form <domain>/_fence/s/<sha256>.json.
+func parseShardObject(domain, object string) (shardName, bool) {
+	name, ok := strings.CutPrefix(object, domain+shardDir)
+	if !ok {
+		return shardName{}, false
+	}
+	name, ok = strings.CutSuffix(name, ".json")
+	if !ok {
+		return shardName{}, false
+	}
+	var n shardName
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		head := name[:i]
+		n.sum, name = name[i+1:], head
+		if len(head) < tokenDigits+2 || head[tokenDigits] != '-' {
+			return shardName{}, false
+		}
+		tok, err := strconv.ParseUint(head[:tokenDigits], 10, 64)
+		if err != nil || ValidateToken(tok) != nil || strings.Trim(head[:tokenDigits], "0123456789") != "" {
+			return shardName{}, false
+		}
+		n.token, n.attempt = tok, head[tokenDigits+1:]
+		if validSuffix(n.attempt) != "" {
+			return shardName{}, false
+		}
+	} else {
+		n.sum = name
+	}
+	if raw, err := hex.DecodeString(n.sum); err != nil || len(raw) != 32 || strings.ToLower(n.sum) != n.sum {
+		return shardName{}, false
+	}
+	return n, true
 }
 
 // keyBits returns the first maxShardDepth bits of SHA-256(key) as '0'/'1'.
@@ -104,10 +156,8 @@ func validateShardRefs(domain string, refs []ShardRef) string {
 			return fmt.Sprintf("shard prefix %q appears twice", r.Prefix)
 		}
 		seen[r.Prefix] = true
-		name, ok := strings.CutPrefix(r.Object, domain+shardDir)
-		hexSum, isJSON := strings.CutSuffix(name, ".json")
-		if raw, err := hex.DecodeString(hexSum); !ok || !isJSON || err != nil || len(raw) != 32 {
-			return fmt.Sprintf("shard object %q is not %s<sha256>.json", r.Object, domain+shardDir)
+		if _, ok := parseShardObject(domain, r.Object); !ok {
+			return fmt.Sprintf("shard object %q is not %s<token>-<attempt>-<sha256>.json", r.Object, domain+shardDir)
 		}
 		if r.Count < 0 {
 			return fmt.Sprintf("shard %q has a negative count", r.Prefix)
@@ -128,8 +178,10 @@ func validateShardRefs(domain string, refs []ShardRef) string {
 	return ""
 }
 
-// shardCache keeps decoded shards by object key. Shards are immutable, so
-// entries never go stale; the cache is bounded by count.
+// shardCache keeps decoded shards by object key. A shard's bytes never
+// change (its name holds their SHA-256), so a cached shard never goes
+// stale; but it is checked again, every time, against the reference of
+// the manifest that names it (see checkShardRef). Bounded by count.
 type shardCache struct {
 	mu sync.Mutex
 	m  map[string]*shardDoc
@@ -163,6 +215,9 @@ func (c *shardCache) put(object string, d *shardDoc) {
 // Anything it cannot trust is a *CorruptManifestError naming the shard.
 func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shardDoc, error) {
 	if d, ok := s.shards.get(ref.Object); ok {
+		if err := checkShardRef(m, ref, d); err != nil {
+			return nil, err
+		}
 		return d, nil
 	}
 	bad := func(reason string, err error) error {
@@ -204,7 +259,8 @@ func decodeShard(m *Manifest, ref ShardRef, data []byte) (*shardDoc, error) {
 	bad := func(reason string, err error) error {
 		return &CorruptManifestError{Key: ref.Object, Reason: "shard: " + reason, Err: err}
 	}
-	if shardObject(m.Domain, data) != ref.Object {
+	name, _ := parseShardObject(m.Domain, ref.Object)
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != name.sum {
 		return nil, bad("content does not match the SHA-256 in its name", nil)
 	}
 	d := new(shardDoc)
@@ -216,13 +272,12 @@ func decodeShard(m *Manifest, ref ShardRef, data []byte) (*shardDoc, error) {
 		return nil, bad(fmt.Sprintf("unknown format %q", d.Format), nil)
 	case d.Domain != m.Domain:
 		return nil, bad(fmt.Sprintf("records domain %q, expected %q", d.Domain, m.Domain), nil)
-	case d.Prefix != ref.Prefix || len(d.Keys) != ref.Count:
-		return nil, bad(fmt.Sprintf("holds prefix %q with %d keys, the manifest says %q with %d", d.Prefix, len(d.Keys), ref.Prefix, ref.Count), nil)
 	}
 	for k, e := range d.Keys {
-		if reason, err := checkEntry(m.Domain, m.Highest, k, e); reason != "" {
+		if reason, err := checkEntry(m.Domain, MaxToken, k, e); reason != "" {
 			return nil, bad(reason, err)
 		}
+		d.maxToken = max(d.maxToken, e.Token)
 		if e.Deleted {
 			return nil, bad(fmt.Sprintf("key %q is a tombstone", k), nil)
 		}
@@ -230,7 +285,30 @@ func decodeShard(m *Manifest, ref ShardRef, data []byte) (*shardDoc, error) {
 			return nil, bad(fmt.Sprintf("key %q does not belong to prefix %q", k, d.Prefix), nil)
 		}
 	}
+	if err := checkShardRef(m, ref, d); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// checkShardRef checks a decoded shard against the reference to it in
+// manifest m: same domain, prefix and count, and no entry above the
+// manifest's highest token. It runs on every use, cached or not, so a
+// manifest that names a shard wrongly is refused however the shard was
+// obtained.
+func checkShardRef(m *Manifest, ref ShardRef, d *shardDoc) error {
+	bad := func(reason string) error {
+		return &CorruptManifestError{Key: ref.Object, Reason: "shard: " + reason}
+	}
+	switch {
+	case d.Domain != m.Domain:
+		return bad(fmt.Sprintf("records domain %q, expected %q", d.Domain, m.Domain))
+	case d.Prefix != ref.Prefix || len(d.Keys) != ref.Count:
+		return bad(fmt.Sprintf("holds prefix %q with %d keys, the manifest says %q with %d", d.Prefix, len(d.Keys), ref.Prefix, ref.Count))
+	case d.maxToken > m.Highest:
+		return bad(fmt.Sprintf("holds a key at token %d, above the manifest's highest_token %d", d.maxToken, m.Highest))
+	}
+	return nil
 }
 
 // encodeShard returns a shard's canonical encoding.
@@ -242,14 +320,22 @@ func encodeShard(d *shardDoc) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// putShard uploads a shard under its content address. An existing object
-// at that key holds the same bytes, so 412 is success.
-func (s *Store) putShard(ctx context.Context, d *shardDoc) (ShardRef, error) {
+// putShard uploads a shard written by the commit attempt at token. Its
+// name is unique to that attempt and holds the SHA-256 of its bytes, so an
+// existing object at that key was written by this same attempt (an SDK's
+// retry of our own write, or an earlier fold of the attempt that built the
+// same bytes) and holds the same bytes: 412 is success. Garbage
+// collection never deletes it while the attempt can still land (see
+// Collect).
+func (s *Store) putShard(ctx context.Context, d *shardDoc, token uint64, attempt string) (ShardRef, error) {
 	data, err := encodeShard(d)
 	if err != nil {
 		return ShardRef{}, err
 	}
-	ref := ShardRef{Prefix: d.Prefix, Object: shardObject(d.Domain, data), Count: len(d.Keys)}
+	for _, e := range d.Keys {
+		d.maxToken = max(d.maxToken, e.Token)
+	}
+	ref := ShardRef{Prefix: d.Prefix, Object: shardObject(d.Domain, token, attempt, data), Count: len(d.Keys)}
 	bo := new(backoff.Backoff)
 	for {
 		_, err := s.b.Put(ctx, ref.Object, bytes.NewReader(data), int64(len(data)), PutOptions{IfNoneMatch: true, ContentType: "application/json"})

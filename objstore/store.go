@@ -22,6 +22,8 @@ type Store struct {
 	cache    manifestCache
 	versions *versionCache
 	shards   shardCache
+	issued   issued
+	seen     seenManifests
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.
@@ -48,6 +50,12 @@ type Options struct {
 	// of small versions (up to 1 MiB each), which never change once
 	// written. Default 32 MiB; negative disables the cache.
 	VersionCacheBytes int64
+	// Issuer, when set, is asked before a commit raises a domain's
+	// highest token whether the coordinator issued that token; a token it
+	// never issued is refused before anything is written. Without one,
+	// the Store trusts every token in range, as a store with no
+	// coordinator must.
+	Issuer TokenIssuer
 	// SkipProbe turns off the capability probe that, before the first
 	// write, proves the backend honours conditional writes. Only for
 	// stores known to honour them: on one that ignores them, nothing is

@@ -48,7 +48,7 @@ func TestCommitRoundTrips(t *testing.T) {
 
 // TestFirstCommitRaceIsNotCorruption replays a race the MinIO suite found:
 // writer A reads no manifest; writer B creates the manifest and uploads a
-// version; A's check for versions without a manifest then finds B's
+// version; A's check for objects without a manifest then finds B's
 // version. A must read the manifest again, not fail closed.
 func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 	ctx := context.Background()
@@ -57,7 +57,7 @@ func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	listing, proceed := make(chan struct{}), make(chan struct{})
 	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpList && c.Key == objstore.VersionPrefix("d") {
+		if c.Op == memstore.OpList && c.Key == objstore.SystemKey("d", "") {
 			select {
 			case <-listing:
 			default:

@@ -40,7 +40,7 @@ func (c *commit) upload(ctx context.Context) error {
 
 func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 	s := c.s
-	vk := VersionKey(c.domain, ch.Key, c.token, c.id)
+	vk := VersionKey(c.domain, ch.Key, c.token, c.attempt)
 	start := int64(-1)
 	seeker, canRewind := ch.Body.(io.Seeker)
 	if canRewind {
@@ -60,12 +60,14 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 			return Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
 		}
 		if errors.Is(err, ErrPreconditionFailed) {
-			// The version exists: an earlier attempt of this commit (same
-			// id) uploaded it. Accept it only if it holds our bytes.
+			// The version exists. Its name is this attempt's alone, so it
+			// is our own upload, answered 412 on a retry by the SDK or a
+			// proxy after its first reply was lost. Accept it only if it
+			// holds our bytes.
 			if _, derr := io.Copy(io.Discard, hr); derr != nil {
 				return Entry{}, fmt.Errorf("objstore: upload %q: %w", ch.Key, derr)
 			}
-			return c.adoptExisting(ctx, ch.Key, vk, hr)
+			return c.checkOwnUpload(ctx, ch.Key, vk, hr)
 		}
 		if !transient(ctx, err) {
 			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w", ch.Key, vk, err)
@@ -83,9 +85,9 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 	}
 }
 
-// adoptExisting checks that an existing version object holds exactly the
+// checkOwnUpload checks that an existing version object holds exactly the
 // bytes hr has hashed.
-func (c *commit) adoptExisting(ctx context.Context, key, vk string, hr *hashingReader) (Entry, error) {
+func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashingReader) (Entry, error) {
 	want := hex.EncodeToString(hr.h.Sum(nil))
 	rc, _, err := c.s.b.Get(ctx, vk)
 	if err != nil {
@@ -98,7 +100,7 @@ func (c *commit) adoptExisting(ctx context.Context, key, vk string, hr *hashingR
 		return Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); n != hr.n || got != want {
-		return Entry{}, &InvalidError{What: "commit id", Value: c.id, Reason: fmt.Sprintf("version %q already exists with other bytes; reuse a commit id only to retry the same commit", vk)}
+		return Entry{}, fmt.Errorf("objstore: upload %q: version %q, whose name is this commit attempt's own, already exists with other bytes: the store answered 412 to a write it did not apply, or another writer used the same attempt id", key, vk)
 	}
 	return Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
 }

@@ -43,6 +43,19 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"InvalidInput", testInvalidInput},
 		{"DomainsIndependent", testDomainsIndependent},
 		{"LargeDomainRacing", testLargeDomainRacing},
+		{"GCBesideCommitInProgress", testGCBesideCommitInProgress},
+		{"GCClockAhead", testGCClockAhead},
+		{"GCBesideRetry", testGCBesideRetry},
+		{"GCBesideFoldReusingShard", testGCBesideFoldReusingShard},
+		{"RetryAfterLogMovedOn", testRetryAfterLogMovedOn},
+		{"RetryNotAppliedTwice", testRetryNotAppliedTwice},
+		{"ConflictAfterLandedWrite", testConflictAfterLandedWrite},
+		{"RetryDecidesNotLanded", testRetryDecidesNotLanded},
+		{"FirstCommitCreationUnknown", testFirstCommitCreationUnknown},
+		{"LostManifestFailsClosed", testLostManifestFailsClosed},
+		{"ManifestWentBack", testManifestWentBack},
+		{"TokenNeverIssued", testTokenNeverIssued},
+		{"CachedShardChecked", testCachedShardChecked},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,19 +132,27 @@ func testEqualTokenAccepted(t *testing.T, s *objstore.Store, _ *faulty) {
 
 func testFenceOnTakeover(t *testing.T, s *objstore.Store, _ *faulty) {
 	commitPut(t, s, "d", "k", 41, "A")
-	if _, err := s.Fence(tctx(t), "d", 42); err != nil {
+	fc, err := s.Fence(tctx(t), "d", 42)
+	if err != nil {
 		t.Fatalf("fence: %v", err)
 	}
 	if h, err := s.Highest(tctx(t), "d"); err != nil || h != 42 {
 		t.Fatalf("highest = %d, %v; want 42", h, err)
 	}
 	// The old holder is rejected although the new one has written nothing.
-	_, err := s.Put(tctx(t), "d", "k", 41, strings.NewReader("late A"), -1)
+	_, err = s.Put(tctx(t), "d", "k", 41, strings.NewReader("late A"), -1)
 	wantFenced(t, err, 41, 42)
 	mustRead(t, s, "d", "k", "A")
-	// Fencing again with the same token is a no-op; a lower one is fenced.
-	if _, err := s.Fence(tctx(t), "d", 42); err != nil {
-		t.Fatalf("fence again: %v", err)
+	// A second acquisition given the same token (a coordinator wiped
+	// mid-takeover issued it twice) is refused: one token, one holder.
+	_, err = s.Fence(tctx(t), "d", 42)
+	var fe *objstore.FencedError
+	if !errors.As(err, &fe) || fe.Token != 42 || fe.Highest != 42 || fe.ClaimedBy != fc.ID {
+		t.Fatalf("second fence at the same token: %v; want fenced, claimed by %s", err, fc.ID)
+	}
+	// The first fence, retried with its own id, is recognised as landed.
+	if again, err := s.Commit(tctx(t), "d", 42, nil, &objstore.CommitOptions{ID: fc.ID}); err != nil || !again.Recovered {
+		t.Fatalf("retry of the landed fence: %+v, %v; want recovered", again, err)
 	}
 	_, err = s.Fence(tctx(t), "d", 40)
 	wantFenced(t, err, 40, 42)

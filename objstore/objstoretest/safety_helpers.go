@@ -1,0 +1,122 @@
+package objstoretest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+// logLimitSmall is the log bound of the stores that smallLog returns, so
+// that a few commits move the log past an earlier one.
+const logLimitSmall = 4
+
+// smallLog returns a Store that writes through f's fault rules and an
+// "other" Store that writes to the backend directly, both keeping a log of
+// logLimitSmall commits.
+func smallLog(f *faulty) (s, other *objstore.Store) {
+	s = objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimitSmall})
+	other = objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
+	return s, other
+}
+
+// commitMany commits key k of domain logLimitSmall+2 times at token, with
+// bodies "other 0", "other 1", ...: enough for the log to move past every
+// commit before them.
+func commitMany(t *testing.T, s *objstore.Store, domain string, token uint64) {
+	for i := range logLimitSmall + 2 {
+		if _, err := s.Commit(context.Background(), domain, token, []objstore.Change{objstore.PutBytes("k", []byte(fmt.Sprint("other ", i)))}, nil); err != nil {
+			t.Errorf("competing commit at token %d: %v", token, err)
+		}
+	}
+}
+
+// landedUnknown commits "mine" as k of domain "d" at token 2; the manifest
+// write lands but its reply is replaced by replyErr, and then runs before
+// the reply returns. The commit must end unknown, never fenced.
+func landedUnknown(t *testing.T, s *objstore.Store, f *faulty, replyErr error, then func()) *objstore.UnknownOutcomeError {
+	t.Helper()
+	f.add(rule{match: manifestPut("d"), after: replyErr, then: then})
+	_, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
+	var ue *objstore.UnknownOutcomeError
+	if !errors.As(err, &ue) || ue.CommitID == "" || errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("commit that landed, whose reply was %v, and whose record then left the log: %v; want outcome unknown, never fenced", replyErr, err)
+	}
+	return ue
+}
+
+// failManifestWrites makes every write of domain's manifest fail, without
+// being applied, until f.clear.
+func failManifestWrites(f *faulty, domain string) {
+	for range 1000 {
+		f.add(rule{match: manifestPut(domain), before: errInjected})
+	}
+}
+
+// unknownCommit commits data as k in domain at token while every manifest
+// write fails unapplied, so that the commit ends unknown; then it clears
+// the faults.
+func unknownCommit(t *testing.T, s *objstore.Store, f *faulty, domain string, token uint64, data string) *objstore.UnknownOutcomeError {
+	t.Helper()
+	failManifestWrites(f, domain)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := s.Commit(ctx, domain, token, []objstore.Change{objstore.PutBytes("k", []byte(data))}, nil)
+	f.clear()
+	var ue *objstore.UnknownOutcomeError
+	if !errors.As(err, &ue) {
+		t.Fatalf("commit whose manifest writes all failed: %v; want outcome unknown", err)
+	}
+	return ue
+}
+
+// readFresh reads key through a Store with empty caches, so that a
+// missing object cannot hide behind one.
+func readFresh(t *testing.T, f *faulty, domain, key, want string) {
+	t.Helper()
+	mustRead(t, objstore.New(f.Backend, &objstore.Options{VersionCacheBytes: -1}), domain, key, want)
+}
+
+func (f *faulty) clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rules = nil
+}
+
+func copyAll(w io.Writer, r io.Reader) (int64, error) { return io.Copy(w, r) }
+
+// listAll returns every object key in b.
+func listAll(t *testing.T, b objstore.Backend) []string {
+	t.Helper()
+	var keys []string
+	if err := b.List(tctx(t), "", func(o objstore.ObjectInfo) error {
+		keys = append(keys, o.Key)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// counterIssuer is a TokenIssuer whose last tokens the test sets.
+type counterIssuer struct {
+	mu   sync.Mutex
+	last map[string]uint64
+}
+
+func (c *counterIssuer) LastIssued(_ context.Context, domain string) (uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last[domain], nil
+}
+
+func (c *counterIssuer) set(domain string, token uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last[domain] = token
+}
