@@ -46,6 +46,13 @@ type AcquireOptions struct {
 //  3. unless opts.NoFence, it raises the domain's highest token to the new
 //     token with a data-less commit, so the previous holder's late writes
 //     are rejected from this moment, even before the new holder writes.
+//     The fence succeeds only if it is the commit that raised the domain
+//     to this token: if the coordinator's records were wiped between our
+//     floor read and our acquisition, it may have issued the same token
+//     to another holder, and only the first of the two to fence gets in
+//     (the other fails with a *objstore.FencedError whose ClaimedBy is
+//     set). With NoFence, the store's highest token is read again
+//     instead, and a token it already reached is refused.
 //
 // If fencing fails, the lease is released (best effort) and the error
 // returned: a token the store cannot be fenced with protects nothing.
@@ -68,13 +75,46 @@ func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, do
 		return coord.Lease{}, err
 	}
 	if o.NoFence {
+		// Check the floor again: a coordinator wiped after our read may
+		// have issued this token to another holder, who fenced with it.
+		h, err := store.Highest(ctx, domain)
+		if err == nil && h >= l.Token {
+			err = fmt.Errorf("the store's highest token is already %d: the coordinator issued token %d again", h, l.Token)
+		}
+		if err != nil {
+			release(ctx, c, l)
+			return coord.Lease{}, fmt.Errorf("fence: acquire %q: check the store after acquiring token %d (lease released): %w", domain, l.Token, err)
+		}
 		return l, nil
 	}
 	if _, err := store.Fence(ctx, domain, l.Token); err != nil {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		_ = c.Release(rctx, l)
-		cancel()
+		release(ctx, c, l)
 		return coord.Lease{}, fmt.Errorf("fence: acquire %q: fence the store at token %d (lease released): %w", domain, l.Token, err)
 	}
 	return l, nil
+}
+
+// release gives l back, best effort, even when ctx has ended.
+func release(ctx context.Context, c coord.Coordinator, l coord.Lease) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	_ = c.Release(rctx, l)
+	cancel()
+}
+
+// Issuer returns c as an objstore.TokenIssuer: a Store given it (in
+// objstore.Options.Issuer) lets only the token c issued last raise a
+// domain's highest token, so a token c never issued, or one whose lease
+// has ended, can neither fence the real holder out nor create a domain
+// whose manifest the store lost. It costs one consistent read of c's
+// record per new token and Store.
+func Issuer(c coord.Coordinator) objstore.TokenIssuer { return issuer{c} }
+
+type issuer struct{ c coord.Coordinator }
+
+func (i issuer) LastIssued(ctx context.Context, domain string) (uint64, error) {
+	st, err := i.c.State(ctx, domain)
+	if err != nil {
+		return 0, err
+	}
+	return st.Token, nil
 }

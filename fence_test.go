@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence"
+	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
@@ -101,5 +102,98 @@ func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
 	}
 	if keys := mem.Keys(); len(keys) != 0 {
 		t.Fatalf("refused store was written to: %v", keys)
+	}
+}
+
+// wipeOnAcquire wraps a coordinator: right after the first acquisition it
+// grants, it deletes the domain's lease record and runs then, before the
+// caller can fence.
+type wipeOnAcquire struct {
+	coord.Coordinator
+	b    objstore.Backend
+	then func()
+	done bool
+}
+
+func (w *wipeOnAcquire) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
+	l, err := w.Coordinator.TryAcquire(ctx, r)
+	if err == nil && !w.done {
+		w.done = true
+		if derr := w.b.Delete(ctx, objstore.SystemKey(r.Domain, bucketlease.RecordName)); derr != nil {
+			return l, derr
+		}
+		w.then()
+	}
+	return l, err
+}
+
+// The lease record is wiped between A's acquisition and A's fence, so B
+// acquires from the same floor and gets A's token. Only one of them may
+// get in: B fences first, so A's fence is refused and A's lease given back.
+func TestAcquireWipedMidTakeover(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	store := objstore.New(mem, nil)
+	if _, err := store.Put(ctx, "d", "k", 5, strings.NewReader("old"), -1); err != nil {
+		t.Fatal(err)
+	}
+	leases := bucketlease.New(mem, nil)
+	var lb coord.Lease
+	wipe := &wipeOnAcquire{Coordinator: leases, b: mem}
+	wipe.then = func() {
+		var err error
+		if lb, err = fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"}); err != nil {
+			t.Errorf("B's acquisition: %v", err)
+		}
+	}
+	la, err := fence.Acquire(ctx, store, wipe, "d", &fence.AcquireOptions{Holder: "A"})
+	var fe *objstore.FencedError
+	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 {
+		t.Fatalf("A's acquisition after B took the same token: %+v, %v; want refused, token claimed", la, err)
+	}
+	if lb.Token != 6 {
+		t.Fatalf("B's token %d, want 6 (the floor was read before the wipe)", lb.Token)
+	}
+	if st, err := leases.State(ctx, "d"); err != nil || st.Holder != "B" {
+		t.Fatalf("lease state %+v, %v: A's failed takeover must leave B's lease alone", st, err)
+	}
+	if _, err := store.Put(ctx, "d", "k", lb.Token, strings.NewReader("B"), -1); err != nil {
+		t.Fatalf("B commits: %v", err)
+	}
+}
+
+// A Store wired to its coordinator with fence.Issuer refuses a token the
+// coordinator never issued, and one whose lease has ended, with nothing
+// written; the real holder commits afterwards.
+func TestIssuerRefusesTokensNotIssued(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	leases := bucketlease.New(mem, nil)
+	store := objstore.New(mem, &objstore.Options{Issuer: fence.Issuer(leases)})
+	if _, err := store.Put(ctx, "d", "k", 1, strings.NewReader("x"), -1); !errors.Is(err, objstore.ErrInvalid) {
+		t.Fatalf("put before any lease: %v, want refused", err)
+	}
+	l1, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "A", TTL: coord.MinTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leases.Release(ctx, l1); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "B", NoFence: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []uint64{l2.Token + 1, 1000, objstore.MaxToken} {
+		if _, err := store.Put(ctx, "d", "k", tok, strings.NewReader("typo"), -1); !errors.Is(err, objstore.ErrInvalid) {
+			t.Fatalf("put with token %d, never issued: %v, want refused", tok, err)
+		}
+	}
+	// B has not fenced yet (NoFence); its first put raises the domain.
+	if _, err := store.Put(ctx, "d", "k", l2.Token, strings.NewReader("B"), -1); err != nil {
+		t.Fatalf("B's put: %v", err)
+	}
+	if _, err := store.Put(ctx, "d", "k", l1.Token, strings.NewReader("late A"), -1); !errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("A's put after B's: %v, want fenced", err)
 	}
 }

@@ -44,9 +44,16 @@ type FencedError struct {
 	// ClaimedBy, set only when Highest equals Token, is the id of the
 	// commit that raised the domain to that token.
 	ClaimedBy string
+	// Issued, when set, is the newer token the coordinator issued last
+	// for the domain: the write would have raised the domain with a token
+	// whose lease has ended (Highest is then 0: not read).
+	Issued uint64
 }
 
 func (e *FencedError) Error() string {
+	if e.Issued != 0 {
+		return fmt.Sprintf("objstore: write to domain %q fenced: token %d is below token %d, the newest the coordinator issued for it (a newer lease exists)", e.Domain, e.Token, e.Issued)
+	}
 	if e.Token == e.Highest {
 		return fmt.Sprintf("objstore: fence of domain %q at token %d refused: the token was already claimed by %s (highest accepted token %d); a coordinator issued it twice, so acquire again for a new one", e.Domain, e.Token, e.claimant(), e.Highest)
 	}

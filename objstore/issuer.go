@@ -6,43 +6,49 @@ import (
 	"sync"
 )
 
-// TokenIssuer tells a Store which tokens its coordinator has issued, so
-// that a commit cannot raise a domain's highest token to one that was
-// never issued: a typo (--token 1000) or a foreign client would otherwise
-// fence the real holder out, and a token near MaxToken would leave a
-// domain that no one could lease again. fence.Issuer adapts a
-// coord.Coordinator.
+// TokenIssuer tells a Store which token its coordinator issued last, so
+// that only that token can raise a domain's highest token (or create the
+// domain). A token never issued (a typo such as --token 1000, or a
+// foreign client) would otherwise fence the real holder out, and one near
+// MaxToken would leave a domain no one could lease again; an older token
+// belongs to a holder whose lease has ended, and where the store lost the
+// domain's manifest it would otherwise create the domain anew at that
+// stale token. fence.Issuer adapts a coord.Coordinator.
 type TokenIssuer interface {
 	// LastIssued returns the last token the coordinator issued for
 	// domain, 0 when it never issued one, with a consistent read.
 	LastIssued(ctx context.Context, domain string) (uint64, error)
 }
 
-// issued remembers, per domain, the highest token the issuer confirmed,
-// so that a Store asks once per new token, not once per commit.
+// issued remembers, per domain, the newest token the issuer reported, so
+// that a Store asks once per new token, not once per commit.
 type issued struct {
 	mu sync.Mutex
 	m  map[string]uint64
 }
 
 // checkIssued fails, before anything is written, when token would raise
-// domain's highest token and the Store's issuer never issued it. Without
-// an issuer (Options.Issuer nil) every token in range is trusted.
+// domain's highest token (or create the domain) and is not the token the
+// Store's issuer issued last: an *InvalidError for a token never issued, a
+// *FencedError for an older one. Without an issuer (Options.Issuer nil)
+// every token in range is trusted.
 func (s *Store) checkIssued(ctx context.Context, domain string, token uint64) error {
 	if s.opts.Issuer == nil {
 		return nil
 	}
 	s.issued.mu.Lock()
-	known := s.issued.m[domain]
+	last := s.issued.m[domain]
 	s.issued.mu.Unlock()
-	if token <= known {
-		return nil
-	}
-	last, err := s.opts.Issuer.LastIssued(ctx, domain)
-	if err != nil {
-		return fmt.Errorf("objstore: commit to %q: check that the coordinator issued token %d: %w", domain, token, err)
-	}
 	if token > last {
+		var err error
+		if last, err = s.opts.Issuer.LastIssued(ctx, domain); err != nil {
+			return fmt.Errorf("objstore: commit to %q: ask the coordinator whether it issued token %d: %w", domain, token, err)
+		}
+	}
+	switch {
+	case token < last:
+		return &FencedError{Domain: domain, Token: token, Issued: last}
+	case token > last:
 		reason := fmt.Sprintf("the coordinator never issued it for domain %q (its last token there is %d); only a token from a lease acquisition may raise the domain's highest token", domain, last)
 		if last == 0 {
 			reason = fmt.Sprintf("the coordinator never issued a token for domain %q; acquire a lease first", domain)

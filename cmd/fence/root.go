@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/config"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
@@ -177,21 +178,27 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coord
 			return nil, nil, nil, err
 		}
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: acc.writeStore})
-	if !acc.coord {
+	if !acc.coord && !acc.writeStore {
+		store := objstore.New(b, &objstore.Options{Holder: defaultHolder()})
 		return store, nil, func() { _ = store.Close() }, nil
 	}
+	// A store that writes asks the coordinator before a token raises a
+	// domain (objstore.Options.Issuer): only the token issued last may.
 	c, err := config.OpenCoordinator(ctx, coordURL, b)
 	if err != nil {
-		_ = store.Close()
+		_ = b.Close()
 		return nil, nil, nil, fail(err)
 	}
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: acc.writeStore, Issuer: fence.Issuer(c)})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
 	if lb, ok := config.LeaseBackend(c); ok && acc.writeLeases && !skip {
 		if err := probe(ctx, "lease store", coordURL, lb); err != nil {
 			closeAll()
 			return nil, nil, nil, err
 		}
+	}
+	if !acc.coord {
+		return store, nil, closeAll, nil
 	}
 	return store, c, closeAll, nil
 }

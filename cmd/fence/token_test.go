@@ -36,3 +36,29 @@ func FuzzParseToken(f *testing.F) {
 		}
 	})
 }
+
+// A token the coordinator never issued for the domain is refused (exit 2)
+// before anything is written, whatever its size; a token whose lease was
+// taken over is fenced (exit 3); the real holder then still commits.
+func TestPutTokenNeverIssued(t *testing.T) {
+	c := newCLI(t)
+	r := c.want(exitUsage, "x", "put", "d", "k", "--token", "5")
+	if !strings.Contains(r.stderr, "never issued a token") {
+		t.Errorf("put before any lease: stderr %q does not say why", r.stderr)
+	}
+	a := c.acquire("d", "--holder", "A", "--ttl", "1s")
+	c.want(0, "a", "put", "d", "k", "--token", tok(a))
+	for _, bad := range []uint64{a + 1, 1000, objstore.MaxToken} {
+		r := c.want(exitUsage, "typo", "put", "d", "k", "--token", tok(bad))
+		if !strings.Contains(r.stderr, "never issued it") || !strings.Contains(r.stderr, tok(bad)) {
+			t.Errorf("put with token %d: stderr %q does not name the token and the cause", bad, r.stderr)
+		}
+	}
+	if got := c.want(0, "", "get", "d", "k").stdout; got != "a" {
+		t.Fatalf("after refused puts, get = %q, want %q", got, "a")
+	}
+	c.want(0, "a2", "put", "d", "k", "--token", tok(a))
+	b := c.acquire("d", "--holder", "B", "--wait")
+	c.want(exitFenced, "late", "put", "d", "k", "--token", tok(a))
+	c.want(0, "b", "put", "d", "k", "--token", tok(b))
+}

@@ -76,6 +76,9 @@ func TestUnsafeSkipProbe(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			mem := memstore.New()
+			if r := runWith(t, ignoring{mem}, tt.env, append(tt.args, "lease", "acquire", "d")...); r.code != 0 {
+				t.Fatalf("acquire with the probe skipped: %s", r)
+			}
 			r := runWith(t, ignoring{mem}, tt.env, append(tt.args, "put", "d", "k", "-", "--token", "1")...)
 			if r.code != 0 {
 				t.Fatalf("put with the probe skipped: %s", r)

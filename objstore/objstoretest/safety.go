@@ -268,12 +268,17 @@ func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty) {
 	if _, err := s.Put(tctx(t), "fresh", "k", 1, strings.NewReader("x"), -1); !errors.Is(err, objstore.ErrInvalid) {
 		t.Fatalf("put in a domain the coordinator never issued a token for: %v; want refused", err)
 	}
+	// Only the newest token may raise: an older one belongs to a lease
+	// that has ended.
+	iss.set("d", 5)
+	if _, err := s.Fence(tctx(t), "d", 4); !errors.Is(err, objstore.ErrFenced) {
+		t.Fatalf("fence with token 4 after the coordinator issued 5: %v; want fenced", err)
+	}
 	if after := listAll(t, f.Backend); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Fatalf("refused commits wrote objects: before %v, after %v", before, after)
 	}
-	commitPut(t, s, "d", "k", 3, "still mine")
-	iss.set("d", 4)
-	commitPut(t, s, "d", "k", 4, "next holder")
+	commitPut(t, s, "d", "k", 3, "still mine") // equal: raises nothing
+	commitPut(t, s, "d", "k", 5, "next holder")
 	mustRead(t, s, "d", "k", "next holder")
 }
 
