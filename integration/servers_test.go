@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
@@ -73,15 +74,13 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, coord.
 	if err != nil {
 		return nil, nil, err
 	}
-	store := objstore.New(b, &objstore.Options{Holder: holder})
-	if s.Coord == "bucket" {
-		return store, bucketlease.New(b, nil), nil
+	var c coord.Coordinator = bucketlease.New(b, nil)
+	if s.Coord != "bucket" {
+		if c, err = dynamocoord.Open(ctx, s.Table, &dynamocoord.OpenOptions{Endpoint: s.Dynamo, Region: "us-east-1"}); err != nil {
+			return nil, nil, err
+		}
 	}
-	c, err := dynamocoord.Open(ctx, s.Table, &dynamocoord.OpenOptions{Endpoint: s.Dynamo, Region: "us-east-1"})
-	if err != nil {
-		return nil, nil, err
-	}
-	return store, c, nil
+	return objstore.New(b, &objstore.Options{Holder: holder, Issuer: fence.Issuer(c)}), c, nil
 }
 
 // provision creates s's bucket and table, and removes them when t ends.
