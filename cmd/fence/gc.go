@@ -14,10 +14,14 @@ func (a *app) gcCmd() *cobra.Command {
 		Short: "Delete DOMAIN's versions and shards that no manifest needs any more",
 		Long: `gc deletes the versions that DOMAIN's manifest no longer names (superseded,
 deleted, or uploaded by a stale writer and never published) and shards that
-a later fold replaced, once they have been unreferenced for longer than
---grace. Readers that take longer than --grace between reading the manifest
-and reading a version may then find it gone; pick a grace period above your
-slowest reader. gc needs no lease.`,
+a later fold replaced, when no commit can ever publish them again: their
+token is below the domain's highest, or the commit attempt that wrote them
+has landed. Objects that a commit in progress may still publish are
+pending and stay, whatever their age, so gc is safe beside writers with
+any --grace and any clock. --grace only keeps collectable objects a while
+for readers: one that takes longer than --grace between reading the
+manifest and reading a version may find it gone; pick a grace period above
+your slowest reader. gc needs no lease.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain := args[0]
@@ -36,10 +40,10 @@ slowest reader. gc needs no lease.`,
 			if a.json {
 				return a.printJSON(res)
 			}
-			fmt.Fprintf(a.stdout, "scanned %d objects: %d live, %d deleted, %d kept (unreferenced for less than %s)\n", res.Scanned, res.Live, res.Deleted, res.Kept, grace)
+			fmt.Fprintf(a.stdout, "scanned %d objects: %d live, %d deleted, %d pending (a commit in progress may still publish them), %d kept (unreferenced for less than %s)\n", res.Scanned, res.Live, res.Deleted, res.Pending, res.Kept, grace)
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&grace, "grace", time.Hour, "keep unreferenced objects younger than this")
+	cmd.Flags().DurationVar(&grace, "grace", time.Hour, "keep collectable objects this long after they were last referenced, for slow readers")
 	return cmd
 }
