@@ -68,6 +68,8 @@ func Run(t *testing.T, newCoordinator func(t *testing.T, clk coord.Clock) coord.
 		{"Floor", (*suite).floor},
 		{"MaxToken", (*suite).maxToken},
 		{"WipeResumesAboveFloor", (*suite).wipeResumesAboveFloor},
+		{"TakeoverWipedMidway", (*suite).takeoverWipedMidway},
+		{"IssuerOnlyNewest", (*suite).issuerOnlyNewest},
 		{"RaceOneWinner", (*suite).raceOneWinner},
 		{"RoundsDistinctIncreasing", (*suite).roundsDistinctIncreasing},
 		{"DomainsIndependent", (*suite).domainsIndependent},

@@ -1,0 +1,105 @@
+package coordtest
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/fencedstore/fence"
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/memstore"
+)
+
+// The takeover cases run fence.Acquire, the sequence holders follow,
+// against the coordinator under test and a store in memory.
+
+// wipeAfterFirst wipes the domain's record right after the first
+// acquisition it passes on, then runs then: another holder's takeover
+// squeezed between an acquisition and its fence.
+type wipeAfterFirst struct {
+	coord.Coordinator
+	wipe func()
+	then func()
+	done bool
+}
+
+func (w *wipeAfterFirst) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
+	l, err := w.Coordinator.TryAcquire(ctx, r)
+	if err == nil && !w.done {
+		w.done = true
+		w.wipe()
+		w.then()
+	}
+	return l, err
+}
+
+// takeoverWipedMidway: the record is wiped between A's acquisition and
+// A's fence, so B acquires from the same floor and gets A's token. Only one
+// of them gets in.
+func (s *suite) takeoverWipedMidway() {
+	if s.opts.Wipe == nil {
+		s.t.Skip("coordtest: Options.Wipe not set")
+	}
+	d := s.domain("d")
+	mem := memstore.New()
+	store := objstore.New(mem, nil)
+	old := s.acquire(d, "old", 0)
+	if _, err := store.Fence(s.ctx(), d, old.Token); err != nil {
+		s.t.Fatal(err)
+	}
+	s.mustRelease(old)
+	var b coord.Lease
+	w := &wipeAfterFirst{Coordinator: s.c, wipe: func() { s.opts.Wipe(s.t, s.c, d) }}
+	w.then = func() {
+		var err error
+		b, err = fence.Acquire(s.ctx(), objstore.New(mem, nil), s.c, d, &fence.AcquireOptions{Holder: "B", TTL: ttl, Clock: s.clk})
+		if err != nil {
+			s.t.Errorf("B's takeover after the wipe: %v", err)
+		}
+	}
+	a, err := fence.Acquire(s.ctx(), store, w, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
+	var fe *objstore.FencedError
+	if !errors.As(err, &fe) || fe.ClaimedBy == "" {
+		s.t.Fatalf("A's takeover, whose token B took after the wipe: %+v, %v; want refused as claimed", a, err)
+	}
+	if b.Token != fe.Token {
+		s.t.Fatalf("B got token %d and A %d: the wipe did not make the coordinator issue one token twice", b.Token, fe.Token)
+	}
+	s.wantHeldBy(b)
+	if _, err := store.Put(s.ctx(), d, "k", b.Token, strings.NewReader("B"), -1); err != nil {
+		s.t.Fatalf("B's put: %v", err)
+	}
+}
+
+// issuerOnlyNewest: a store asking this coordinator (fence.Issuer) lets
+// only the token it issued last raise a domain; others are refused with
+// nothing written.
+func (s *suite) issuerOnlyNewest() {
+	d := s.domain("d")
+	mem := memstore.New()
+	store := objstore.New(mem, &objstore.Options{Issuer: fence.Issuer(s.c)})
+	if _, err := store.Fence(s.ctx(), d, 1); !errors.Is(err, objstore.ErrInvalid) {
+		s.t.Fatalf("fence before any acquisition: %v, want refused", err)
+	}
+	a, err := fence.Acquire(s.ctx(), store, s.c, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk, NoFence: true})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.mustRelease(a)
+	b := s.acquire(d, "B", 0)
+	if _, err := store.Put(s.ctx(), d, "k", a.Token, strings.NewReader("late A"), -1); !errors.Is(err, objstore.ErrFenced) {
+		s.t.Fatalf("A's put after B acquired (A never fenced): %v, want fenced", err)
+	}
+	for _, tok := range []uint64{b.Token + 1, objstore.MaxToken} {
+		if _, err := store.Put(s.ctx(), d, "k", tok, strings.NewReader("typo"), -1); !errors.Is(err, objstore.ErrInvalid) {
+			s.t.Fatalf("put with token %d, never issued: %v, want refused", tok, err)
+		}
+	}
+	if keys := mem.Keys(); len(keys) != 0 {
+		s.t.Fatalf("refused writes wrote %v", keys)
+	}
+	if _, err := store.Put(s.ctx(), d, "k", b.Token, strings.NewReader("B"), -1); err != nil {
+		s.t.Fatalf("B's put: %v", err)
+	}
+}
