@@ -112,7 +112,7 @@ var errRetry = errors.New("an earlier attempt of this commit may have landed")
 // fails plainly rather than with an unknown outcome that a retry of c's
 // id could never settle.
 func (c *commit) create(ctx context.Context) (*Manifest, string, error) {
-	first := &commit{s: c.s, domain: c.domain, token: c.token, holder: c.holder, id: newID()}
+	first := &commit{s: c.s, domain: c.domain, token: c.token, holder: c.holder, id: newID(), creating: true}
 	first.attempt = first.id
 	if _, err := first.publish(ctx, nil, ""); err != nil {
 		if errors.Is(err, ErrOutcomeUnknown) {
@@ -166,6 +166,10 @@ type commit struct {
 	uncertain bool
 	uncBase   uint64
 	lastErr   error
+	// creating marks the fence that creates a domain's manifest for a
+	// data commit: it claims no token, so another writer's manifest at
+	// the same token is as good as its own.
+	creating bool
 }
 
 func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }
@@ -194,7 +198,7 @@ func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
 		return Commit{}, c.fenced(m.Highest, ""), true
 	case c.isFence() && m.Highest == c.token:
 		by, _ := m.raisedBy()
-		if by.ID != c.id {
+		if by.ID != c.id && !c.creating {
 			return Commit{}, c.fenced(m.Highest, by.ID), true
 		}
 		return Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
@@ -128,5 +129,46 @@ func TestReadRoundTrips(t *testing.T) {
 	fresh := objstore.New(mem, nil)
 	if _, _, err := fresh.ReadAll(ctx, "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
 		t.Fatalf("fresh read of a tampered version: %v, want ErrIntegrity", err)
+	}
+}
+
+// TestFirstCommitsRaceAtOneToken: two writers create a new domain at the
+// same token at once; the one whose creating write loses goes on and
+// commits on top of the other's manifest (a data commit claims no token).
+func TestFirstCommitsRaceAtOneToken(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	a := objstore.New(mem, &objstore.Options{SkipProbe: true})
+	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
+	creating, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
+		if c.Op == memstore.OpPut && c.Key == objstore.ManifestKey("d") && c.Opts.IfNoneMatch {
+			hit := false
+			once.Do(func() { hit = true })
+			if hit {
+				close(creating)
+				return memstore.Fault{Pause: proceed}
+			}
+		}
+		return memstore.Fault{}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Put(ctx, "d", "a", 1, strings.NewReader("A"), 1)
+		done <- err
+	}()
+	<-creating // A is about to create the manifest
+	if _, err := b.Put(ctx, "d", "b", 1, strings.NewReader("B"), 1); err != nil {
+		t.Fatal(err)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatalf("A's first commit, whose creating write lost to B's: %v", err)
+	}
+	for k, want := range map[string]string{"a": "A", "b": "B"} {
+		if got, _, err := b.ReadAll(ctx, "d", k); err != nil || string(got) != want {
+			t.Fatalf("read %s = %q, %v; want %q", k, got, err, want)
+		}
 	}
 }
