@@ -11,6 +11,7 @@ import (
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -105,28 +106,6 @@ func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
 	}
 }
 
-// wipeOnAcquire wraps a coordinator: right after the first acquisition it
-// grants, it deletes the domain's lease record and runs then, before the
-// caller can fence.
-type wipeOnAcquire struct {
-	coord.Coordinator
-	b    objstore.Backend
-	then func()
-	done bool
-}
-
-func (w *wipeOnAcquire) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
-	l, err := w.Coordinator.TryAcquire(ctx, r)
-	if err == nil && !w.done {
-		w.done = true
-		if derr := w.b.Delete(ctx, objstore.SystemKey(r.Domain, bucketlease.RecordName)); derr != nil {
-			return l, derr
-		}
-		w.then()
-	}
-	return l, err
-}
-
 // The lease record is wiped between A's acquisition and A's fence, so B
 // acquires from the same floor and gets A's token. Only one of them may
 // get in: B fences first, so A's fence is refused and A's lease given back.
@@ -139,13 +118,14 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 	}
 	leases := bucketlease.New(mem, nil)
 	var lb coord.Lease
-	wipe := &wipeOnAcquire{Coordinator: leases, b: mem}
-	wipe.then = func() {
+	wipe := coordtest.WipeAfterAcquire(leases, func() error {
+		return mem.Delete(ctx, objstore.SystemKey("d", bucketlease.RecordName))
+	}, func() {
 		var err error
 		if lb, err = fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"}); err != nil {
 			t.Errorf("B's acquisition: %v", err)
 		}
-	}
+	})
 	la, err := fence.Acquire(ctx, store, wipe, "d", &fence.AcquireOptions{Holder: "A"})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 {

@@ -13,6 +13,7 @@ import (
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 )
@@ -97,8 +98,7 @@ func runTokens(t *testing.T, s setup) {
 	// The wipe, mid-takeover: B acquires after A2's acquisition and before
 	// A2's fence, from the same floor, and gets A2's token.
 	var b coord.Lease
-	w := &wipeAfterAcquire{Coordinator: c, wipe: func() error { return wipeRecord(ctx, s, c, store) }}
-	w.then = func() {
+	w := coordtest.WipeAfterAcquire(c, func() error { return wipeRecord(ctx, s, c, store) }, func() {
 		bStore, bc, err := s.open(ctx, "B")
 		if err != nil {
 			t.Error(err)
@@ -108,7 +108,7 @@ func runTokens(t *testing.T, s setup) {
 		if b, err = fence.Acquire(ctx, bStore, bc, s.Domain, &fence.AcquireOptions{Holder: "B", TTL: s.ttl()}); err != nil {
 			t.Errorf("B's acquisition: %v", err)
 		}
-	}
+	})
 	a2, err := fence.Acquire(ctx, store, w, s.Domain, &fence.AcquireOptions{Holder: "A2", TTL: s.ttl()})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" {
@@ -124,27 +124,6 @@ func runTokens(t *testing.T, s setup) {
 	if err != nil || string(got) != "B" {
 		t.Fatalf("read %q, %v; want B", got, err)
 	}
-}
-
-// wipeAfterAcquire wipes the lease record once, right after the first
-// acquisition it passes on, and then runs then.
-type wipeAfterAcquire struct {
-	coord.Coordinator
-	wipe func() error
-	then func()
-	done bool
-}
-
-func (w *wipeAfterAcquire) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
-	l, err := w.Coordinator.TryAcquire(ctx, r)
-	if err == nil && !w.done {
-		w.done = true
-		if werr := w.wipe(); werr != nil {
-			return l, werr
-		}
-		w.then()
-	}
-	return l, err
 }
 
 // wipeRecord deletes s.Domain's lease record: the bucket-lease object, or

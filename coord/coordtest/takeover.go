@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
@@ -14,21 +15,33 @@ import (
 // The takeover cases run fence.Acquire, the sequence holders follow,
 // against the coordinator under test and a store in memory.
 
-// wipeAfterFirst wipes the domain's record right after the first
-// acquisition it passes on, then runs then: another holder's takeover
-// squeezed between an acquisition and its fence.
-type wipeAfterFirst struct {
+// WipeAfterAcquire returns c, except that right after the first
+// acquisition it grants, it calls wipe (which deletes the domain's lease
+// record behind c's back) and then then: another holder's takeover
+// squeezed between an acquisition and its fence. If wipe fails, that
+// acquisition fails with its error.
+func WipeAfterAcquire(c coord.Coordinator, wipe func() error, then func()) coord.Coordinator {
+	return &wipeAfterAcquire{Coordinator: c, wipe: wipe, then: then}
+}
+
+type wipeAfterAcquire struct {
 	coord.Coordinator
-	wipe func()
+	wipe func() error
 	then func()
+	mu   sync.Mutex
 	done bool
 }
 
-func (w *wipeAfterFirst) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
+func (w *wipeAfterAcquire) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
 	l, err := w.Coordinator.TryAcquire(ctx, r)
-	if err == nil && !w.done {
-		w.done = true
-		w.wipe()
+	w.mu.Lock()
+	first := err == nil && !w.done
+	w.done = w.done || first
+	w.mu.Unlock()
+	if first {
+		if werr := w.wipe(); werr != nil {
+			return coord.Lease{}, werr
+		}
 		w.then()
 	}
 	return l, err
@@ -50,14 +63,13 @@ func (s *suite) takeoverWipedMidway() {
 	}
 	s.mustRelease(old)
 	var b coord.Lease
-	w := &wipeAfterFirst{Coordinator: s.c, wipe: func() { s.opts.Wipe(s.t, s.c, d) }}
-	w.then = func() {
+	w := WipeAfterAcquire(s.c, func() error { s.opts.Wipe(s.t, s.c, d); return nil }, func() {
 		var err error
 		b, err = fence.Acquire(s.ctx(), objstore.New(mem, nil), s.c, d, &fence.AcquireOptions{Holder: "B", TTL: ttl, Clock: s.clk})
 		if err != nil {
 			s.t.Errorf("B's takeover after the wipe: %v", err)
 		}
-	}
+	})
 	a, err := fence.Acquire(s.ctx(), store, w, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" {

@@ -224,21 +224,10 @@ func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty) {
 // A Store that saw the newer one refuses it.
 func testManifestWentBack(t *testing.T, s *objstore.Store, f *faulty) {
 	commitPut(t, s, "d", "k", 5, "old")
-	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey("d"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var old strings.Builder
-	_, err = copyAll(&old, rc)
-	rc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	old := rawManifest(t, f, "d")
 	commitPut(t, s, "d", "k", 6, "new")
-	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey("d"), strings.NewReader(old.String()), int64(old.Len()), objstore.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Put(tctx(t), "d", "k", 7, strings.NewReader("new"), -1)
+	overwriteManifest(t, f, "d", old)
+	_, err := s.Put(tctx(t), "d", "k", 7, strings.NewReader("new"), -1)
 	if !errors.Is(err, objstore.ErrCorruptManifest) {
 		t.Fatalf("put on a manifest that went back: %v; want fail closed", err)
 	}
@@ -294,23 +283,12 @@ func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty) {
 		t.Fatal(err)
 	}
 	mustRead(t, s, "d", "k001", "v") // the shard is now cached
-	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey("d"))
-	if err != nil {
-		t.Fatal(err)
+	raw := rawManifest(t, f, "d")
+	bad := strings.Replace(raw, `"count":300`, `"count":299`, 1)
+	if bad == raw {
+		t.Fatalf("manifest has no shard of 300 keys: %s", raw)
 	}
-	var raw strings.Builder
-	_, err = copyAll(&raw, rc)
-	rc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := strings.Replace(raw.String(), `"count":300`, `"count":299`, 1)
-	if bad == raw.String() {
-		t.Fatalf("manifest has no shard of 300 keys: %s", raw.String())
-	}
-	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey("d"), strings.NewReader(bad), int64(len(bad)), objstore.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	overwriteManifest(t, f, "d", bad)
 	if _, _, err := s.ReadAll(tctx(t), "d", "k001"); !errors.Is(err, objstore.ErrCorruptManifest) {
 		t.Fatalf("read through a cached shard that its manifest names wrongly: %v; want corrupt", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,7 +89,29 @@ func (f *faulty) clear() {
 	f.rules = nil
 }
 
-func copyAll(w io.Writer, r io.Reader) (int64, error) { return io.Copy(w, r) }
+// rawManifest returns the bytes of domain's manifest as stored.
+func rawManifest(t *testing.T, f *faulty, domain string) string {
+	t.Helper()
+	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey(domain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// overwriteManifest writes data over domain's manifest unconditionally,
+// behind every Store's back.
+func overwriteManifest(t *testing.T, f *faulty, domain, data string) {
+	t.Helper()
+	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey(domain), strings.NewReader(data), int64(len(data)), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // listAll returns every object key in b.
 func listAll(t *testing.T, b objstore.Backend) []string {
