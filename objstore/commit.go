@@ -166,6 +166,13 @@ type commit struct {
 	uncertain bool
 	uncBase   uint64
 	lastErr   error
+	// pending: the last failed manifest write, based on seq pendingBase,
+	// may still land (it may be in flight), because no manifest read
+	// since has moved past its base. Clearing uncertain lets the commit
+	// write again on the same base (at most one of the two can land), but
+	// while pending, no exit may report the commit as not applied.
+	pending     bool
+	pendingBase uint64
 	// creating marks the fence that creates a domain's manifest for a
 	// data commit: it claims no token, so another writer's manifest at
 	// the same token is as good as its own.
@@ -188,8 +195,11 @@ func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
 	if e, ok := m.hasCommit(c.id); ok {
 		return c.result(m, e, true), nil, true
 	}
+	if c.pending && m.Seq > c.pendingBase {
+		c.pending = false // its If-Match is stale: it can no longer land
+	}
 	if c.uncertain && (m.covers(c.uncBase) || m.Highest < c.token) {
-		c.uncertain, c.lastErr = false, nil
+		c.uncertain = false
 	}
 	switch {
 	case c.uncertain && (m.Highest > c.token || !c.isFence()):
@@ -244,6 +254,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 			c.uncBase = base.Seq
 		}
 		c.uncertain, c.lastErr = true, err
+		c.pending, c.pendingBase = true, base.Seq
 		switch {
 		case errors.Is(err, ErrPreconditionFailed), errors.Is(err, ErrNotFound):
 			// Another commit landed first, or (after a retry underneath
@@ -269,9 +280,9 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 }
 
 // fail returns err, or an unknown-outcome error when an earlier write may
-// have landed.
+// have landed or may still land.
 func (c *commit) fail(err error) error {
-	if c.uncertain {
+	if c.uncertain || c.pending {
 		return c.unknown(fmt.Errorf("%v; then: %w", c.lastErr, err))
 	}
 	return err

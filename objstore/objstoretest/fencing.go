@@ -56,6 +56,7 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"ManifestWentBack", testManifestWentBack},
 		{"TokenNeverIssued", testTokenNeverIssued},
 		{"CachedShardChecked", testCachedShardChecked},
+		{"PendingWriteNotFailed", testPendingWriteNotFailed},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -293,3 +293,31 @@ func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty) {
 		t.Fatalf("read through a cached shard that its manifest names wrongly: %v; want corrupt", err)
 	}
 }
+
+// testPendingWriteNotFailed: a manifest write fails and the read-back
+// finds the manifest unchanged, so the write may still be in flight; the
+// commit then fails before writing again (here, its fold cannot write a
+// shard). It must report unknown, not a plain failure: the write in
+// flight may yet land. (Found by the model in docs/model.md.)
+func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty) {
+	commitPut(t, s, "d", "k", 1, "before")
+	shardPut := func(key string, _ objstore.PutOptions) bool {
+		return strings.HasPrefix(key, "d/_fence/s/")
+	}
+	errShard := fmt.Errorf("objstoretest: injected refusal of a shard: %w", objstore.ErrNotFound)
+	f.add(rule{match: func(key string, opts objstore.PutOptions) bool {
+		if !manifestPut("d")(key, opts) {
+			return false
+		}
+		f.rules = append(f.rules, rule{match: shardPut, before: errShard}) // the next fold fails
+		return true
+	}, before: errInjected})
+	var ch []objstore.Change
+	for i := range 257 { // enough to fold
+		ch = append(ch, objstore.PutBytes(fmt.Sprintf("k%03d", i), []byte("v")))
+	}
+	_, err := s.Commit(tctx(t), "d", 1, ch, nil)
+	if !errors.Is(err, objstore.ErrOutcomeUnknown) {
+		t.Fatalf("commit whose write may still be in flight, then failed: %v; want outcome unknown", err)
+	}
+}
