@@ -73,16 +73,23 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		m, etag, err = s.loadManifest(ctx, domain)
 	}
 	if err != nil {
-		return Commit{}, err
+		return Commit{}, c.fail(err) // a retry's first attempt may have landed
 	}
 	if m == nil {
 		c.uncertain = false // nothing was ever committed: ours did not land
-	} else if res, err, done := c.decide(m); done {
-		return res, err
+	} else {
+		if c.uncertain {
+			// An earlier attempt's write may still be in flight, based
+			// on this manifest at the latest.
+			c.pending, c.pendingBase = true, m.Seq
+		}
+		if res, err, done := c.decide(m); done {
+			return res, err
+		}
 	}
 	if m == nil || token > m.Highest {
 		if err := s.checkIssued(ctx, domain, token); err != nil {
-			return Commit{}, err
+			return Commit{}, c.fail(err)
 		}
 	}
 	if m == nil && len(c.puts) > 0 {
@@ -97,7 +104,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		}
 	}
 	if err := c.upload(ctx); err != nil {
-		return Commit{}, err
+		return Commit{}, c.fail(err)
 	}
 	return c.publish(ctx, m, etag)
 }

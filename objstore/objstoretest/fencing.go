@@ -57,6 +57,7 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"TokenNeverIssued", testTokenNeverIssued},
 		{"CachedShardChecked", testCachedShardChecked},
 		{"PendingWriteNotFailed", testPendingWriteNotFailed},
+		{"RetryWhileManifestLost", testRetryWhileManifestLost},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

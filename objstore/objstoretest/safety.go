@@ -321,3 +321,20 @@ func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty) {
 		t.Fatalf("commit whose write may still be in flight, then failed: %v; want outcome unknown", err)
 	}
 }
+
+// testRetryWhileManifestLost: a commit landed and ended unknown; when it
+// is retried, the store has lost the manifest. The retry fails closed, and
+// must say the outcome is unknown, never a plain failure. (Found by the
+// fault suite's forgetful kind.)
+func testRetryWhileManifestLost(t *testing.T, _ *objstore.Store, f *faulty) {
+	s, other := smallLog(f)
+	commitPut(t, s, "d", "k", 1, "before")
+	ue := landedUnknown(t, s, f, errInjected, func() { commitMany(t, other, "d", 3) })
+	if err := f.Backend.Delete(tctx(t), objstore.ManifestKey("d")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, ue.Retry())
+	if !errors.Is(err, objstore.ErrOutcomeUnknown) || !errors.Is(err, objstore.ErrCorruptManifest) {
+		t.Fatalf("retry of a commit that landed, with the manifest lost: %v; want unknown, failing closed", err)
+	}
+}
