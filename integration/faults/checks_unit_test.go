@@ -62,7 +62,7 @@ type write struct {
 }
 
 func recordOf(writes ...write) *domainRecord {
-	d := &domainRecord{domain: "d", versions: map[string]int{}, byID: map[string]int{}}
+	d := &domainRecord{domain: "d", versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
 	m := &objstore.Manifest{Format: objstore.ManifestFormatV1, Domain: "d", Keys: map[string]objstore.Entry{}}
 	for i, w := range writes {
 		n := &objstore.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]objstore.Entry{}}
@@ -76,8 +76,9 @@ func recordOf(writes ...write) *domainRecord {
 		}
 		n.Last = objstore.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
 		n.Log = append(append([]objstore.LogEntry(nil), m.Log...), n.Last)
-		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), m: n})
+		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), modified: time.Unix(int64(i), 0), m: n})
 		d.byID[w.id] = i
+		d.byAttempt[w.id] = i
 		m = n
 	}
 	return d
@@ -128,7 +129,7 @@ func TestModelAcceptsCorrectHistory(t *testing.T) {
 	vals := map[string]map[string]string{"d": {"k0": "a2", "k1": "b2"}}
 	for name, vs := range map[string][]violation{
 		"I1": checkI1(reg, recs), "I2": checkI2(h, recs), "I3": checkI3(h, recs, final),
-		"I4": checkI4(h, recs, final, vals), "I5": checkI5(h, map[string]uint64{"d": 2}), "I6": checkI6(recs),
+		"I4": checkI4(h, recs, final, vals, nil), "I5": checkI5(h, map[string]uint64{"d": 2}), "I6": checkI6(recs, nil),
 	} {
 		if len(vs) != 0 {
 			t.Errorf("%s: %v", name, vs)
@@ -176,13 +177,14 @@ func TestChecksCatchLostWrite(t *testing.T) {
 	stale.Keys = map[string]objstore.Entry{"k0": rec.writes[1].m.Keys["k0"], "k1": {Version: objstore.VersionKey("d", "k1", 1, "id-a-3"), Token: 1}}
 	rec.writes = append(rec.writes, manifestWrite{versionID: "3", m: &stale})
 	rec.byID["id-a-3"] = 3
+	rec.byAttempt["id-a-3"] = 3
 	rec.versions[objstore.VersionKey("d", "k1", 1, "id-a-3")] = 1
 	recs := map[string]*domainRecord{"d": rec}
 	h := &history{}
 	if vs := checkI2(h, recs); len(vs) == 0 {
 		t.Error("I2 did not catch the highest token going down")
 	}
-	if vs := checkI4(h, recs, nil, nil); len(vs) == 0 {
+	if vs := checkI4(h, recs, nil, nil, nil); len(vs) == 0 {
 		t.Error("I4 did not catch an overwritten manifest write")
 	}
 	if vs := checkI1(nil, recs); len(vs) == 0 {
@@ -258,5 +260,157 @@ func TestBoundUnknownIsInfinite(t *testing.T) {
 	bound([]*op{o})
 	if o.retBound != math.MaxInt64 {
 		t.Fatalf("an applied write nobody observed has return bound %d, want +infinity", o.retBound)
+	}
+}
+
+// TestChecksDeletions: the collector's deletions are judged by the
+// manifest current when each delete marker was written (I9), and a reader
+// that met a version deleted under its snapshot is excused only if that
+// deletion was right (I4).
+func TestChecksDeletions(t *testing.T) {
+	rec := recordOf(
+		write{"a", "f1", 1, nil},                        // seq 1, time 0
+		write{"a#2", "id-a-2", 1, []string{"k0"}},       // seq 2, time 1
+		write{"a#3", "id-a-3", 1, []string{"k0"}},       // seq 3, time 2: supersedes id-a-2's k0
+		write{"b", "f2", 2, nil},                        // seq 4, time 3
+		write{"b#2", "id-b-2", 2, []string{"k0", "k1"}}, // seq 5, time 4
+	)
+	superseded := objstore.VersionKey("d", "k0", 1, "id-a-2")
+	stale := objstore.VersionKey("d", "k1", 1, "id-stale") // never published, token 1 < 2
+	pending := objstore.VersionKey("d", "k1", 2, "id-b-2") // published at seq 5 (time 4)
+	live := objstore.VersionKey("d", "k0", 2, "id-b-2")
+	rec.versions[stale] = 1
+	rec.deleted[superseded] = time.Unix(2, 500)
+	rec.deleted[stale] = time.Unix(3, 0)
+	rec.deleted[pending] = time.Unix(3, 500) // before seq 5 published it: wrong
+	rec.deleted[live] = time.Unix(5, 0)      // while seq 5 names it: wrong
+	dels := judgeDeletions(rec)
+	for obj, want := range map[string]bool{superseded: true, stale: true, pending: false, live: false} {
+		if got := dels[obj].ok; got != want {
+			t.Errorf("deletion of %s judged ok=%v (%s), want %v", obj, got, dels[obj].why, want)
+		}
+	}
+	all := map[string]map[string]deletion{"d": dels}
+	if vs := checkI9(all); len(vs) != 2 {
+		t.Errorf("I9: %v, want the two wrong deletions", vs)
+	}
+	b := &hb{}
+	missing := func(client, obj string) {
+		b.add(client, hist.OpRead, 10, 20, hist.Input{}, hist.Fail, hist.Output{Seq: 2, Class: hist.ClassMissing, Missing: map[string]string{"k0": obj}})
+	}
+	missing("r0", superseded)                                // excused
+	missing("r1", objstore.VersionKey("d", "k0", 1, "gone")) // never deleted
+	missing("r2", live)                                      // deleted wrongly
+	vs := checkI4(&history{ops: b.ops}, map[string]*domainRecord{"d": rec}, nil, nil, all)
+	var readers []string
+	for _, v := range vs {
+		if strings.Contains(v.detail, " read d/") {
+			readers = append(readers, v.detail[:2])
+		}
+	}
+	if strings.Join(readers, ",") != "r1,r2" {
+		t.Errorf("I4 blamed readers %v, want r1,r2 (r0 read a version superseded and rightly deleted): %v", readers, vs)
+	}
+	// A dead version written again after its deletion is no rewrite; one
+	// written twice without a deletion between is.
+	rec.versions[superseded], rec.versionTimes[superseded] = 2, []time.Time{time.Unix(1, 0), time.Unix(4, 0)}
+	twice := objstore.VersionKey("d", "k0", 1, "id-a-3")
+	rec.versions[twice], rec.versionTimes[twice] = 2, []time.Time{time.Unix(2, 0), time.Unix(2, 1)}
+	if vs := checkI6(map[string]*domainRecord{"d": rec}, all); len(vs) != 1 || !strings.Contains(vs[0].detail, "id-a-3") {
+		t.Errorf("I6: %v, want only the version written twice", vs)
+	}
+}
+
+// TestChecksOneHolderPerToken: two holders at one token is caught, in
+// the history and in the record; one holder's committers are one holder.
+func TestChecksOneHolderPerToken(t *testing.T) {
+	for in, want := range map[string]string{"w3#12": "w3", "w3.g1#4": "w3", "w3.1#2": "w3.1", "w3.1.g0#5": "w3.1", "taker-1": "taker-1", "probe-d1/nested#2": "probe-d1/nested"} {
+		if got := holderOf(in); got != want {
+			t.Errorf("holderOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+	ok := recordOf(write{"w0", "f1", 1, nil}, write{"w0.g1#2", "c1", 1, []string{"k0"}}, write{"w1", "f2", 2, nil})
+	if vs := checkI10(&history{}, map[string]*domainRecord{"d": ok}); len(vs) != 0 {
+		t.Errorf("I10 on one holder per token: %v", vs)
+	}
+	two := recordOf(write{"w0", "f1", 1, nil}, write{"w1#3", "c1", 1, []string{"k0"}})
+	b := &hb{}
+	b.fence("w0", 1, 0, 10, hist.OK)
+	b.fence("w1", 1, 5, 15, hist.OK)
+	if vs := checkI10(&history{ops: b.ops}, map[string]*domainRecord{"d": two}); len(vs) != 2 {
+		t.Errorf("I10: %v, want two violations (history and record)", vs)
+	}
+	// A fence refused as claimed is legal in the model at its own token.
+	c := &hb{}
+	c.issue("a", 1, 0, 1)
+	c.fence("a", 1, 0, 10, hist.OK)
+	c.issue("b", 1, 2, 3)
+	c.fence("b", 1, 2, 20, hist.Fenced).Out.ClaimedBy = "f1"
+	c.ops[3].Out.Highest = 1
+	if got, _ := checkRegister(t, c, recordOf(write{"a", "f1", 1, nil})); !strings.HasPrefix(got, "ok/") {
+		t.Errorf("a fence refused as claimed: porcupine %s, want ok", got)
+	}
+}
+
+// TestChecksRetries: a retry that recovered makes its commit
+// acknowledged; a commit applied twice is caught by I11; a retry reported
+// fenced or failed that landed is caught by X3.
+func TestChecksRetries(t *testing.T) {
+	b := &hb{}
+	b.fence("a", 1, 0, 10, hist.OK)
+	u := b.commit("a#2", 1, 11, 20, hist.Unknown, 0, map[string]string{"k0": "x"})
+	r := b.add("a", hist.OpRetry, 21, 30, hist.Input{Token: 1, Puts: u.In.Puts, Tag: "a#2", RetryOf: u.ID, CommitID: "id-a-2"}, hist.OK, hist.Output{Seq: 2, CommitID: "id-a-2", Recovered: true})
+	b.read("r", 31, 35, 2, 1, map[string]string{"k0": "x"})
+	h := &history{ops: b.ops}
+	h.mergeRetries()
+	if len(h.retries) != 1 || h.retries[0] != r || u.Outcome != hist.OK || u.Out.Seq != 2 || u.Return != 30 {
+		t.Fatalf("merge: retries %d, commit %s seq %d return %d", len(h.retries), u.Outcome, u.Out.Seq, u.Return)
+	}
+	rec := recordOf(write{"a", "f1", 1, nil}, write{"a#2", "id-a-2", 1, []string{"k0"}})
+	recs := map[string]*domainRecord{"d": rec}
+	reg, vs := resolve(h, recs)
+	vs = append(vs, checkI11(recs)...)
+	vs = append(vs, checkX3(h, recs)...)
+	if len(vs) != 0 {
+		t.Errorf("a recovered retry: %v", vs)
+	}
+	if res := check(partitions(reg, h, []string{"d"}, unitKeys), 10*time.Second); res[0].Result != "ok" {
+		t.Errorf("porcupine: %s", res[0].Result)
+	}
+	// Applied twice: the same commit (tag) again under a fresh id.
+	twice := recordOf(write{"a", "f1", 1, nil}, write{"a#2", "id-a-2", 1, []string{"k0"}}, write{"a#2", "fresh", 1, []string{"k0"}})
+	if vs := checkI11(map[string]*domainRecord{"d": twice}); len(vs) != 1 {
+		t.Errorf("I11: %v, want the commit applied twice", vs)
+	}
+	// A retry reported fenced for a commit that landed.
+	r.Outcome, r.Out = hist.Fenced, hist.Output{Highest: 2}
+	if vs := checkX3(h, recs); len(vs) != 1 {
+		t.Errorf("X3: %v, want the fenced retry of a landed commit", vs)
+	}
+}
+
+// TestResolveSameTokenTwice: a client given one token twice (its first
+// fence refused after a coordinator wipe, the token issued again from
+// the floor) wrote one fence, and it belongs to the acquisition that
+// reported it accepted, not to the refused one.
+func TestResolveSameTokenTwice(t *testing.T) {
+	b := &hb{}
+	b.issue("a", 1, 0, 5)
+	b.fence("a", 1, 0, 10, hist.OK)
+	b.commit("a#2", 1, 11, 20, hist.OK, 2, map[string]string{"k0": "x"})
+	b.issue("b", 2, 21, 25)
+	refused := b.fence("b", 2, 21, 30, hist.Fail)
+	refused.Err = `objstore: invalid token "2": the coordinator never issued a token for domain "d"`
+	b.read("r", 31, 35, 2, 1, map[string]string{"k0": "x"})
+	b.issue("b", 2, 36, 38)
+	b.fence("b", 2, 36, 40, hist.OK)
+	b.read("r", 41, 45, 3, 2, map[string]string{"k0": "x"})
+	rec := recordOf(write{"a", "f1", 1, nil}, write{"a#2", "id-a-2", 1, []string{"k0"}}, write{"b", "f2", 2, nil})
+	got, vs := checkRegister(t, b, rec)
+	if !strings.HasPrefix(got, "ok/") || len(vs) != 0 {
+		t.Fatalf("porcupine %s, violations %v; want ok and none", got, vs)
+	}
+	if refused.applied {
+		t.Error("the refused fence was resolved as the one that applied")
 	}
 }

@@ -28,6 +28,10 @@ const (
 	envOut = "FENCE_FAULTS_OUT"
 	// envKeep keeps every run's history, not only failing ones.
 	envKeep = "FENCE_FAULTS_KEEP"
+	// envRound starts at this round (seeds depend on the round), to
+	// replay a long mode's round: with FENCE_SOAK=1s it runs that round
+	// alone, with the long mode's fault phases.
+	envRound = "FENCE_FAULTS_ROUND"
 )
 
 type environment struct {
@@ -38,6 +42,7 @@ type environment struct {
 	seedFixed             bool
 	kinds                 []string
 	soak                  time.Duration
+	round                 int
 	out                   string
 	keep                  bool
 }
@@ -91,6 +96,13 @@ func loadEnv(t *testing.T) environment {
 			t.Fatalf("%s=%q: %v", envSoak, s, err)
 		}
 		e.soak = d
+	}
+	if s := os.Getenv(envRound); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			t.Fatalf("%s=%q: want a round number", envRound, s)
+		}
+		e.round = n
 	}
 	if e.out == "" {
 		e.out = os.TempDir()

@@ -63,7 +63,7 @@ func TestFaults(t *testing.T) {
 
 	started := time.Now()
 	var reports []*report
-	for round := 0; ; round++ {
+	for round := env.round; ; round++ {
 		for _, k := range selected {
 			t.Run(k.name, func(t *testing.T) {
 				rep := runOne(t, s, k, round)
@@ -117,9 +117,17 @@ func runOne(t *testing.T, s *suite, k *kind, round int) *report {
 		// Long mode: longer runs, so that faults repeat within a run.
 		p.faultFor *= 4
 	}
+	if k.altCoord != "" {
+		p.coord = k.altCoord
+		if round%2 == 1 {
+			p.coord = map[string]string{spec.CoordDynamo: spec.CoordBucket, spec.CoordBucket: spec.CoordDynamo}[k.altCoord]
+		}
+	}
 	if k.setup != nil {
 		k.setup(&p)
 	}
+	// Forgotten lease records in the bucket wipe the coordinator too.
+	p.coordWiped = k.coordWiped || (k.name == "forgetful" && p.coord == spec.CoordBucket)
 	var rnd [4]byte
 	_, _ = crand.Read(rnd[:])
 	name := strings.ReplaceAll(k.name, "_", "-")

@@ -37,6 +37,10 @@ type op struct {
 type history struct {
 	ops    []*op         // every operation, by call time
 	events []hist.Record // lost, stats and point events
+	// retries are the retries of commits whose outcome was unknown, by
+	// call time. They are not in ops: each commit in ops carries the
+	// outcome of its last retry (see mergeRetries).
+	retries []*op
 }
 
 // loadHistory reads every hist-*.jsonl file in dir.
@@ -75,7 +79,56 @@ func loadHistory(dir string) (*history, error) {
 	}
 	sort.SliceStable(h.ops, func(i, j int) bool { return h.ops[i].Call < h.ops[j].Call })
 	sort.SliceStable(h.events, func(i, j int) bool { return h.events[i].Call < h.events[j].Call })
+	h.mergeRetries()
 	return h, nil
+}
+
+// mergeRetries moves the retries out of ops and gives each retried
+// commit the outcome of its retries, as one operation from the commit's
+// call to the return of the retry that settled it: a retry that
+// succeeded (the commit landed, by the first attempt or by the retry)
+// makes the commit acknowledged, at the seq the retry reported; one
+// fenced makes it fenced (it never landed). Otherwise (the retries ended
+// unknown, failed, or were left pending) the commit stays unknown and the
+// store's record decides. Each retry's own report is judged by X3.
+func (h *history) mergeRetries() {
+	commits := map[string]*op{}
+	key := func(client string, id int64) string { return fmt.Sprintf("%s/%d", client, id) }
+	var ops, retries []*op
+	for _, o := range h.ops {
+		switch o.Op {
+		case hist.OpCommit:
+			commits[key(o.Client, o.ID)] = o
+		case hist.OpRetry:
+			retries = append(retries, o)
+			continue
+		}
+		ops = append(ops, o)
+	}
+	if len(retries) == 0 {
+		return
+	}
+	h.ops, h.retries = ops, retries
+	settled := map[*op]bool{}
+	for _, r := range retries { // by call time
+		c := commits[key(r.Client, r.In.RetryOf)]
+		if c == nil || settled[c] {
+			continue
+		}
+		c.pending = false
+		switch {
+		case r.pending:
+			c.Outcome, c.Return = hist.Unknown, r.Call
+		case r.Outcome == hist.OK, r.Outcome == hist.Fenced:
+			c.Outcome, c.Return, c.Out, c.Err = r.Outcome, r.Return, r.Out, r.Err
+			settled[c] = true
+		default:
+			c.Outcome, c.Return = hist.Unknown, r.Return
+			if r.Out.CommitID != "" {
+				c.Out.CommitID = r.Out.CommitID
+			}
+		}
+	}
 }
 
 // readRecords reads one history file. A last line cut short (a process
@@ -116,6 +169,31 @@ type liveView struct {
 	holders map[string]lease // client -> lease held
 	ok      map[string]int   // commits acknowledged, per domain
 	points  []hist.Record
+	issues  []issue // tokens issued, in the order read
+}
+
+// issue is a token issued, as the live view read it.
+type issue struct {
+	client, domain string
+	token          uint64
+	at             int64 // hist.Now() when it was issued
+}
+
+// issueCount returns the number of issues read so far.
+func (l *liveView) issueCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.issues)
+}
+
+// issueAfter returns the newest issue read after the first n, if any.
+func (l *liveView) issueAfter(n int) (issue, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.issues) <= n {
+		return issue{}, false
+	}
+	return l.issues[len(l.issues)-1], true
 }
 
 func newLiveView(dir string) *liveView {
@@ -167,6 +245,10 @@ func (l *liveView) apply(r hist.Record) {
 		}
 	case hist.OpPoint:
 		l.points = append(l.points, r)
+	case hist.OpIssue:
+		if r.Outcome == hist.OK {
+			l.issues = append(l.issues, issue{client: r.Client, domain: r.In.Domain, token: r.Out.Token, at: r.Return})
+		}
 	}
 }
 

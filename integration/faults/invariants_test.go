@@ -2,8 +2,12 @@ package faults
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/objstore"
@@ -20,8 +24,12 @@ var invariantNames = []struct{ name, desc string }{
 	{"I6", "version objects are write-once"},
 	{"I7", "a corrupt, empty or missing manifest fails closed, never read as token 0"},
 	{"I8", "after the faults heal, a fresh writer acquires and commits within the stated bound"},
+	{"I9", "garbage collection deletes only version objects that no commit can publish any more"},
+	{"I10", "no token is used by two holders in a domain"},
+	{"I11", "no commit is applied twice"},
 	{"X1", "a commit or fence reported fenced or failed never applied"},
 	{"X2", "every manifest write in the store's record is accounted for by an operation"},
+	{"X3", "a retry of a commit whose outcome was unknown reports what the store did: recovered only if it landed, fenced or failed only if it did not"},
 }
 
 // checkI1 looks for an applied commit whose token is below that of a
@@ -155,7 +163,7 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 			}
 			for k, e := range w.m.Keys {
 				if !e.Deleted && e.Version != "" {
-					if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == w.m.Last.ID {
+					if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == attemptOf(w.m.Last) {
 						visible(d, k, e.Version, fmt.Sprintf("manifest seq %d", w.m.Seq))
 					}
 				}
@@ -171,17 +179,41 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 // checkI4 checks that no manifest write was lost (each write's seq
 // follows the one before), that the final manifest names, for every key,
 // the version of the last commit that wrote it, that the final read gave
-// back the bytes that commit wrote, and that no reader ever met a missing
-// or corrupt version.
-func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValues map[string]map[string]string) []violation {
+// back the bytes that commit wrote, and that no reader ever met a corrupt
+// version, nor a missing one unless the collector deleted it rightly
+// (dels, from judgeDeletions): the version was deleted, and when it was,
+// the manifest then current no longer named it. A reader may still hold
+// an older snapshot that does (a grace of 0 protects no reader), so that
+// read fails with ErrNotFound, and is no violation: the version had been
+// superseded in between. A version missing that was never deleted, or
+// deleted while the current manifest still named it (or while a commit
+// could still publish it), is a lost acknowledged write.
+func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValues map[string]map[string]string, dels map[string]map[string]deletion) []violation {
 	var vs []violation
 	tags := map[string]*op{}
 	for _, o := range h.ops {
 		if o.Op == hist.OpCommit {
 			tags[o.In.Tag] = o
 		}
-		if o.Op == hist.OpRead && (o.Out.Class == hist.ClassIntegrity || o.Out.Class == hist.ClassMissing) {
+		if o.Op != hist.OpRead {
+			continue
+		}
+		switch o.Out.Class {
+		case hist.ClassIntegrity:
 			vs = append(vs, violation{"I4", fmt.Sprintf("%s: %s: %s", o.Client, o.Out.Class, o.Err)})
+		case hist.ClassMissing:
+			for k, obj := range o.Out.Missing {
+				d, ok := dels[o.In.Domain][obj]
+				switch {
+				case !ok:
+					vs = append(vs, violation{"I4", fmt.Sprintf("%s read %s/%s at manifest seq %d: version %q is missing and was never deleted: %s", o.Client, o.In.Domain, k, o.Out.Seq, obj, o.Err)})
+				case !d.ok:
+					vs = append(vs, violation{"I4", fmt.Sprintf("%s read %s/%s at manifest seq %d: version %q is missing, deleted wrongly (%s)", o.Client, o.In.Domain, k, o.Out.Seq, obj, d.why)})
+				}
+			}
+			if len(o.Out.Missing) == 0 {
+				vs = append(vs, violation{"I4", fmt.Sprintf("%s: %s: %s", o.Client, o.Out.Class, o.Err)})
+			}
 		}
 	}
 	for d, rec := range recs {
@@ -197,7 +229,7 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 			}
 			prev = m
 			for k, e := range m.Keys {
-				if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == m.Last.ID {
+				if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == attemptOf(m.Last) {
 					lastPut[k] = e.Version
 				}
 			}
@@ -253,18 +285,27 @@ func checkI5(h *history, counters map[string]uint64) []violation {
 	return vs
 }
 
-// checkI6 checks that every version object was written once and never
-// deleted, and that every version a manifest named exists.
-func checkI6(recs map[string]*domainRecord) []violation {
+// checkI6 checks that every version object was written once, and that
+// every version a manifest named exists. A version the collector deleted
+// keeps its object version under a delete marker. It may be written
+// again after that deletion (a stale writer's upload arriving late, or
+// its SDK's retry of it): that is no rewrite of a version anyone can
+// read, if the deletion was right (I9 judges it: nothing can publish
+// the version any more) and every later copy came after it. Any other
+// second object version is a rewrite.
+func checkI6(recs map[string]*domainRecord, dels map[string]map[string]deletion) []violation {
 	var vs []violation
 	for d, rec := range recs {
 		for k, n := range rec.versions {
-			if n != 1 {
-				vs = append(vs, violation{"I6", fmt.Sprintf("%s: version object %q has %d versions", d, k, n)})
+			if n == 1 {
+				continue
 			}
-		}
-		for _, k := range rec.deleteMarkers {
-			vs = append(vs, violation{"I6", fmt.Sprintf("%s: version object %q was deleted", d, k)})
+			del, deleted := dels[d][k]
+			times := slices.SortedFunc(slices.Values(rec.versionTimes[k]), func(a, b time.Time) int { return a.Compare(b) })
+			if deleted && del.ok && len(times) == n && !times[1].Before(del.at) && !times[0].After(del.at) {
+				continue
+			}
+			vs = append(vs, violation{"I6", fmt.Sprintf("%s: version object %q has %d versions (written at %v; deleted: %v)", d, k, n, times, deleted)})
 		}
 		named := map[string]bool{}
 		for _, w := range rec.writes {
@@ -364,4 +405,213 @@ func measureStaleness(h *history, reg []*op) staleness {
 		}
 	}
 	return s
+}
+
+// deletion is the judgement of one version object's deletion.
+type deletion struct {
+	at  time.Time // its first delete marker, by the server's clock
+	ok  bool      // no commit could publish it any more, and no manifest then current named it
+	why string    // when not ok
+	seq uint64    // the seq of the manifest current when it was deleted
+}
+
+// judgeDeletions judges every version object of rec that was deleted
+// (the collector is the only deleter): the manifest current at the time
+// of its delete marker (the last manifest write at or before it, by the
+// server's clock, ties included) must not name it, and either its token
+// is below that manifest's highest token or the commit attempt that wrote
+// it had landed by then. Then no commit can ever publish it, which is
+// what Collect must prove; and no later manifest write may name it.
+func judgeDeletions(rec *domainRecord) map[string]deletion {
+	out := map[string]deletion{}
+	for obj, at := range rec.deleted {
+		d := deletion{at: at}
+		_, key, tok, attempt, err := objstore.ParseVersionKey(obj)
+		cur := -1
+		for i, w := range rec.writes {
+			if w.m != nil && !w.modified.After(at) {
+				cur = i
+			}
+		}
+		switch {
+		case err != nil:
+			d.why = fmt.Sprintf("malformed version key: %v", err)
+		case cur < 0:
+			d.why = "deleted before the domain had a manifest"
+		default:
+			m := rec.writes[cur].m
+			d.seq = m.Seq
+			landed := false
+			for _, w := range rec.writes[:cur+1] {
+				if w.m != nil && attemptOf(w.m.Last) == attempt {
+					landed = true
+				}
+			}
+			e, named := m.Keys[key]
+			switch {
+			case named && !e.Deleted && e.Version == obj:
+				d.why = fmt.Sprintf("deleted while the current manifest (seq %d) named it for key %q", m.Seq, key)
+			case tok < m.Highest || landed:
+				d.ok = true
+			default:
+				d.why = fmt.Sprintf("deleted while a commit could still publish it: token %d is not below the highest token %d of the current manifest (seq %d), and its attempt %s had not landed", tok, m.Highest, m.Seq, attempt)
+			}
+			for _, w := range rec.writes[cur+1:] {
+				if w.m == nil {
+					continue
+				}
+				if e, ok := w.m.Keys[key]; ok && !e.Deleted && e.Version == obj {
+					d.ok = false
+					d.why = fmt.Sprintf("deleted (when seq %d was current), then named by manifest seq %d", m.Seq, w.m.Seq)
+					break
+				}
+			}
+		}
+		out[obj] = d
+	}
+	return out
+}
+
+// checkI9 reports every version object deleted wrongly (judgeDeletions).
+func checkI9(dels map[string]map[string]deletion) []violation {
+	var vs []violation
+	for _, d := range slices.Sorted(maps.Keys(dels)) {
+		for _, obj := range slices.Sorted(maps.Keys(dels[d])) {
+			if j := dels[d][obj]; !j.ok {
+				vs = append(vs, violation{"I9", fmt.Sprintf("%s: version %q: %s", d, obj, j.why)})
+			}
+		}
+	}
+	return vs
+}
+
+// holderOf returns the lease holder a commit log's holder stands for:
+// the client without its operation number ("w3#12" is w3) and without
+// the committer of a writer with several ("w3.g1" is w3; "w3.1" is the
+// writer that replaced w3, another holder).
+func holderOf(s string) string {
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.LastIndex(s, ".g"); i > 0 && i+2 < len(s) && strings.Trim(s[i+2:], "0123456789") == "" {
+		s = s[:i]
+	}
+	return s
+}
+
+// checkI10 looks for one token used by two holders in a domain: two
+// clients' acquisitions that both ended with their fence accepted at the
+// same token (history), or manifest writes of two holders at the same
+// token (record). A coordinator that issued a token twice (its records
+// wiped mid-takeover) must let at most one of the two in.
+func checkI10(h *history, recs map[string]*domainRecord) []violation {
+	var vs []violation
+	type dt struct {
+		domain string
+		token  uint64
+	}
+	acq := map[dt]string{}
+	for _, o := range h.ops {
+		if o.Op != hist.OpAcquire || o.Outcome != hist.OK || o.Out.Token == 0 {
+			continue
+		}
+		k := dt{o.In.Domain, o.Out.Token}
+		if prev, ok := acq[k]; ok && prev != o.Client {
+			vs = append(vs, violation{"I10", fmt.Sprintf("%s: token %d acquired and fenced by %s and by %s", k.domain, k.token, prev, o.Client)})
+		}
+		acq[k] = o.Client
+	}
+	for _, d := range slices.Sorted(maps.Keys(recs)) {
+		type first struct {
+			holder string
+			seq    uint64
+		}
+		byToken := map[uint64]first{}
+		for _, w := range recs[d].writes {
+			if w.m == nil {
+				continue
+			}
+			t, who := w.m.Last.Token, holderOf(w.m.Last.Holder)
+			prev, ok := byToken[t]
+			switch {
+			case !ok:
+				byToken[t] = first{who, w.m.Last.Seq}
+			case prev.holder != who:
+				vs = append(vs, violation{"I10", fmt.Sprintf("%s: token %d used by %s (seq %d) and by %s (seq %d, commit %s)", d, t, prev.holder, prev.seq, who, w.m.Last.Seq, w.m.Last.ID)})
+			}
+		}
+	}
+	return vs
+}
+
+// checkI11 looks for a commit applied twice: its commit id in the Last
+// entry of two manifest writes, or its tag (the holder name of one
+// commit of the history, retries included) on two manifest writes that
+// carry data. (A commit that creates a domain first writes a fence of its
+// own, without data, under its tag: that is not a second application.)
+func checkI11(recs map[string]*domainRecord) []violation {
+	var vs []violation
+	for _, d := range slices.Sorted(maps.Keys(recs)) {
+		ids, tags := map[string][]uint64{}, map[string][]uint64{}
+		for _, w := range recs[d].writes {
+			if w.m == nil {
+				continue
+			}
+			l := w.m.Last
+			ids[l.ID] = append(ids[l.ID], l.Seq)
+			if l.Puts+l.Deletes > 0 && strings.Contains(l.Holder, "#") {
+				tags[l.Holder] = append(tags[l.Holder], l.Seq)
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			if seqs := ids[id]; len(seqs) > 1 {
+				vs = append(vs, violation{"I11", fmt.Sprintf("%s: commit id %s applied by manifest writes at seqs %v", d, id, seqs)})
+			}
+		}
+		for _, tag := range slices.Sorted(maps.Keys(tags)) {
+			if seqs := tags[tag]; len(seqs) > 1 {
+				vs = append(vs, violation{"I11", fmt.Sprintf("%s: commit %s applied by manifest writes at seqs %v", d, tag, seqs)})
+			}
+		}
+	}
+	return vs
+}
+
+// checkX3 judges each retry of a commit whose outcome was unknown by the
+// store's record: a retry that succeeded must find the commit there, at
+// the seq it reported (Recovered: the first attempt had landed); one
+// reported fenced, or failed with any other error, must be a commit that
+// never landed, under its id or its tag.
+func checkX3(h *history, recs map[string]*domainRecord) []violation {
+	var vs []violation
+	for _, r := range h.retries {
+		rec := recs[r.In.Domain]
+		if rec == nil || r.pending {
+			continue
+		}
+		landed := -1
+		if i, ok := rec.byID[r.In.CommitID]; ok {
+			landed = i
+		}
+		for _, i := range rec.findHolder(r.In.Tag, 0) {
+			if m := rec.writes[i].m; m.Last.Puts+m.Last.Deletes > 0 && landed < 0 {
+				landed = i
+			}
+		}
+		switch r.Outcome {
+		case hist.OK:
+			i, ok := rec.byID[r.Out.CommitID]
+			switch {
+			case !ok:
+				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) reported success (recovered %v, seq %d), but the commit is not in the store's record", r.In.Tag, r.Out.CommitID, r.Out.Recovered, r.Out.Seq)})
+			case rec.writes[i].m.Last.Seq != r.Out.Seq:
+				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) reported seq %d, but the store's record has the commit at seq %d", r.In.Tag, r.Out.CommitID, r.Out.Seq, rec.writes[i].m.Last.Seq)})
+			}
+		case hist.Fenced, hist.Fail:
+			if landed >= 0 {
+				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) was reported %s, but the commit landed at seq %d: %s", r.In.Tag, r.In.CommitID, r.Outcome, rec.writes[landed].m.Last.Seq, r.Err)})
+			}
+		}
+	}
+	return vs
 }

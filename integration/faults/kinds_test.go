@@ -6,9 +6,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
 )
 
 // kind is one fault kind, or one negative control.
@@ -34,6 +36,14 @@ type kind struct {
 	// standing describes a fault that lasts the whole workload (set up
 	// by writers); it is recorded as one fault from start to healing.
 	standing string
+	// coordWiped: the kind destroys the coordinator's records on
+	// purpose, so tokens are issued again; I5 and the token partitions
+	// do not apply, and I10 must hold instead. (A kind that forgets
+	// lease records in the bucket does too: see params.coordWiped.)
+	coordWiped bool
+	// altCoord, when set, is the coordinator of even rounds; odd rounds
+	// use the other one.
+	altCoord string
 }
 
 // pausePoint makes writer 1 stop itself mid-commit (versions uploaded,
@@ -314,6 +324,38 @@ var kinds = []*kind{
 		},
 	},
 
+	{
+		name: "coord-wipe",
+		// The coordinator's lease records deleted, again and again, at
+		// random moments and mid-takeover (just after a token was
+		// issued, before its holder fenced): DynamoDB's lease items, or
+		// with bucket leases <domain>/_fence/lease.json. Writers keep
+		// acquiring through fence.Acquire, whose floor makes the
+		// coordinator resume above the store's highest token; a waiter
+		// whose floor is older gets a token that was issued before, and
+		// its fence is refused. DynamoDB in even rounds (the quick mode),
+		// bucket leases in odd ones.
+		faultTTLs:  3.5,
+		coordWiped: true,
+		altCoord:   spec.CoordDynamo,
+		inject:     wipeCoordinator,
+		bit:        wipeBit,
+	},
+	{
+		name: "forgetful",
+		// The fault proxy forgets domains' manifests on some routes, as
+		// an erasure-coded MinIO whose drives came back stale does: GET
+		// and HEAD 404, If-Match 404, If-None-Match: * lets the write
+		// through over the object. With bucket leases it forgets lease
+		// records too (alone or with the manifest): a forgotten lease
+		// record is a wiped coordinator that still answers. Bucket leases
+		// in even rounds (the quick mode), DynamoDB in odd ones.
+		faultTTLs: 3.5,
+		altCoord:  spec.CoordBucket,
+		inject:    forgetful,
+		bit:       forgetfulBit,
+	},
+
 	// Negative controls: each must be caught.
 	{
 		name: "control-unconditional", control: spec.BreakUnconditional,
@@ -353,6 +395,123 @@ var kinds = []*kind{
 		},
 		bit: func(rep *report) (bool, string) { return true, "dynalite wiped" },
 	},
+
+	{
+		name: "control-gc-unnamed", control: spec.BreakGCUnnamed,
+		// The collector deletes every version the manifest does not
+		// name, pending ones too; writers wait 150 ms between uploading
+		// their versions and writing the manifest, so it meets them.
+		mustCatch: []string{"I9", "I4"},
+		faultTTLs: 2.5,
+		writers: func(_ *run, _ int, w *spec.Writer) {
+			w.DelayBeforeManifestMillis = 150
+		},
+		inject: func(*run) error { return nil },
+		bit: func(rep *report) (bool, string) {
+			return rep.GC.Deleted > 0, fmt.Sprintf("%d objects deleted", rep.GC.Deleted)
+		},
+	},
+	{
+		name: "control-retry-fresh-id", control: spec.BreakRetryFreshID,
+		// Writers "retry" a commit whose outcome was unknown by
+		// committing it again under a fresh commit id; every writer
+		// makes every third data commit end unknown after it applied.
+		mustCatch: []string{"I11", "X2", "porcupine", "I4"},
+		faultTTLs: 2.5,
+		writers: func(_ *run, _ int, w *spec.Writer) {
+			w.UnknownEvery = 3
+		},
+		inject: func(*run) error { return nil },
+		bit: func(rep *report) (bool, string) {
+			return rep.ManifestPuts["unknown_injected"] > 0, fmt.Sprintf("%d unknown outcomes injected, retries %s", rep.ManifestPuts["unknown_injected"], outcomesText(rep.Retries))
+		},
+	},
+}
+
+// wipeCoordinator deletes lease records three times: twice just after a
+// token was issued (mid-takeover: its holder has not fenced yet), or at
+// random if no issue comes within a TTL, and once at a random moment.
+func wipeCoordinator(r *run) error {
+	for i := range 3 {
+		domain, why := "", "at random"
+		if i%2 == 0 {
+			if is, ok := r.waitIssue(r.p.ttl); ok {
+				domain, why = is.domain, fmt.Sprintf("mid-takeover: token %d issued to %s %.0f ms before", is.token, is.client, float64(hist.Now()-is.at)/1e6)
+			}
+		} else {
+			sleep(time.Duration(r.rng.IntN(int(r.p.ttl/time.Millisecond/2))) * time.Millisecond)
+		}
+		if domain == "" {
+			domain = r.p.domains[r.rng.IntN(len(r.p.domains))]
+		}
+		if err := r.wipeLease(domain, why); err != nil {
+			return err
+		}
+		sleep(r.p.ttl / 3)
+	}
+	return nil
+}
+
+func wipeBit(rep *report) (bool, string) {
+	w := rep.Wiped
+	return w.Wipes >= 2 && w.AcquiredAfter > 0, fmt.Sprintf("%d wipes, %d acquisitions after a wipe, %d tokens issued again, %d fences refused as claimed", w.Wipes, w.AcquiredAfter, w.Reissued, w.Claimed)
+}
+
+// forgetful makes the proxy forget a domain's manifest on a random part
+// of the S3 routes, three times for half a TTL to a TTL. With bucket
+// leases it forgets the manifest and the lease record the first time,
+// the lease record alone the second, and either or both the third.
+func forgetful(r *run) error {
+	routes := r.s3Routes()
+	for i := range 3 {
+		d := r.p.domains[r.rng.IntN(len(r.p.domains))]
+		manifest, lease := objstore.ManifestKey(d), objstore.SystemKey(d, bucketlease.RecordName)
+		keys := []string{manifest}
+		if r.p.coord == spec.CoordBucket {
+			switch {
+			case i == 0:
+				keys = []string{manifest, lease}
+			case i == 1:
+				keys = []string{lease}
+			default:
+				keys = [][]string{{manifest}, {lease}, {manifest, lease}}[r.rng.IntN(3)]
+			}
+		}
+		var on []string
+		for i, name := range routes {
+			// Every route with probability 0.6, and at least one writer.
+			if r.rng.Float64() < 0.6 || (i == len(routes)-1 && len(on) == 0) {
+				on = append(on, name)
+			}
+		}
+		start := hist.Now()
+		for _, name := range on {
+			if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{Forget: keys}); err != nil {
+				return err
+			}
+		}
+		r.logf("forgetting %v on routes %v", keys, on)
+		sleep(r.p.ttl/2 + time.Duration(r.rng.IntN(int(r.p.ttl/time.Millisecond/2)))*time.Millisecond)
+		for _, name := range on {
+			if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
+				return err
+			}
+		}
+		r.fault("forgetful", fmt.Sprintf("%v on %d routes", keys, len(on)), start)
+		sleep(r.p.ttl / 4)
+	}
+	return nil
+}
+
+// forgetfulBit: stores met a forgotten object and failed closed on it:
+// an operation refused with ErrCorruptManifest, or (a lease record
+// forgotten) a fence refused because the coordinator never issued, or
+// issued a newer, token than the holder's, or because the token was
+// claimed by another commit.
+func forgetfulBit(rep *report) (bool, string) {
+	h := rep.HTTPFaults
+	return h.ForgotReads > 0 && rep.FailedClosed+rep.FencesRefused > 0, fmt.Sprintf("%d reads and %d If-Match writes answered 404, %d If-None-Match writes let through; %d operations failed closed, %d fences refused (a token not issued, older than issued, or claimed)",
+		h.ForgotReads, h.ForgotIfMatch, h.Overwrote, rep.FailedClosed, rep.FencesRefused)
 }
 
 func pendingOps(rep *report) int {

@@ -37,10 +37,13 @@ const (
 type regIn struct {
 	Kind  regKind
 	Fence bool // a fence (no data) rather than a commit
-	Token uint64
-	Puts  [maxKeys]string
-	Mask  uint8 // which Puts are set
-	Label string
+	// Claimed: a fence refused because another commit had raised the
+	// domain to its very token (the coordinator issued it twice).
+	Claimed bool
+	Token   uint64
+	Puts    [maxKeys]string
+	Mask    uint8 // which Puts are set
+	Label   string
 }
 
 type regOut struct {
@@ -65,7 +68,7 @@ func regStep(s regState, in regIn, out regOut) (bool, regState) {
 	case kNoop:
 		return in.Token == s.H, s
 	case kFenced:
-		return in.Token < s.H && out.Highest <= s.H, s
+		return (in.Token < s.H || (in.Claimed && in.Token == s.H)) && out.Highest <= s.H, s
 	case kRead:
 		return out.Seq == s.Seq && out.Highest == s.H && out.V == s.V, s
 	case kNotFound:
@@ -88,6 +91,9 @@ var registerModel = porcupine.Model{
 		case kNoop:
 			return fmt.Sprintf("%s t=%d -> no-op", in.Label, in.Token)
 		case kFenced:
+			if in.Claimed {
+				return fmt.Sprintf("%s t=%d -> refused, token claimed by another commit (highest %d)", in.Label, in.Token, out.Highest)
+			}
 			return fmt.Sprintf("%s t=%d -> fenced (highest %d)", in.Label, in.Token, out.Highest)
 		case kRead:
 			return fmt.Sprintf("%s -> seq %d, highest %d, %s", in.Label, out.Seq, out.Highest, describeValues(out.V))
@@ -162,6 +168,7 @@ func partitions(reg []*op, h *history, domains, keys []string) []partition {
 				in.Kind = kNoop
 			default:
 				in.Kind, out.Highest = kFenced, o.Out.Highest
+				in.Claimed = o.Out.ClaimedBy != ""
 			}
 		case hist.OpCommit:
 			in.Label = o.In.Tag + " commit"

@@ -66,7 +66,7 @@ func (r *run) probeI8() (recovery, []violation) {
 	for _, d := range r.p.domains {
 		wg.Go(func() {
 			c := &hist.Client{Name: "probe-" + d, W: w}
-			store := objstore.New(r.directBackend(), &objstore.Options{Holder: c.Name})
+			store := objstore.New(r.directBackend(), &objstore.Options{Holder: c.Name, Issuer: fence.Issuer(r.directCoord())})
 			co := &recorder{Coordinator: r.directCoord(), c: c}
 			ctx, cancel := context.WithTimeout(context.Background(), r.p.i8Bound)
 			defer cancel()
@@ -94,10 +94,12 @@ func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *r
 		out := hist.Output{Token: co.last}
 		outcome := hist.Fail
 		var ue *objstore.UnknownOutcomeError
+		var fe *objstore.FencedError
 		switch {
 		case co.last == 0:
-		case errors.Is(err, objstore.ErrFenced):
+		case errors.As(err, &fe):
 			outcome, out.Fence = hist.Fenced, hist.Fenced
+			out.Highest, out.ClaimedBy, out.Issued = fe.Highest, fe.ClaimedBy, fe.Issued
 		case errors.As(err, &ue):
 			outcome, out.Fence, out.CommitID = hist.Unknown, hist.Unknown, ue.CommitID
 		default:
@@ -114,11 +116,12 @@ func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *r
 	rec = c.Begin(id, hist.OpCommit, hist.Input{Domain: domain, Token: l.Token, Puts: puts, Tag: tag})
 	cm, err := store.Commit(ctx, domain, l.Token, []objstore.Change{objstore.PutBytes(keys[0], []byte(puts[keys[0]]))}, &objstore.CommitOptions{Holder: tag})
 	var ue *objstore.UnknownOutcomeError
+	var fe *objstore.FencedError
 	switch {
 	case err == nil:
 		c.End(rec, hist.OK, hist.Output{Seq: cm.Seq, Highest: cm.Highest, CommitID: cm.ID, Recovered: cm.Recovered}, nil)
-	case errors.Is(err, objstore.ErrFenced):
-		c.End(rec, hist.Fenced, hist.Output{}, err)
+	case errors.As(err, &fe):
+		c.End(rec, hist.Fenced, hist.Output{Highest: fe.Highest, Issued: fe.Issued}, err)
 	case errors.As(err, &ue):
 		c.End(rec, hist.Unknown, hist.Output{CommitID: ue.CommitID}, err)
 	default:

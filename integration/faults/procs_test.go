@@ -13,10 +13,10 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 )
 
-// child is one writer or reader process.
+// child is one writer, reader or collector process.
 type child struct {
 	name   string
-	slot   int // writer slot, or -1 for the reader process
+	slot   int // writer slot, or -1 for the reader and collector processes
 	cmd    *exec.Cmd
 	exited chan struct{}
 	status string // how it ended, once exited is closed
@@ -58,6 +58,7 @@ type fleet struct {
 	all      []*child      // every process started
 	gen      []int         // restarts per slot
 	reader   *child
+	gc       *child
 	stopping bool
 	wg       sync.WaitGroup
 	restarts int
@@ -109,6 +110,15 @@ func (f *fleet) startWriters(cfgs []spec.Writer) error {
 		f.slots[i] = c
 	}
 	return nil
+}
+
+// startGC starts the garbage collector process.
+func (f *fleet) startGC(cfg spec.GC) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, err := f.start("gc", -1, "gc", cfg)
+	f.gc = c
+	return err
 }
 
 func (f *fleet) startReader(cfg spec.Reader) error {

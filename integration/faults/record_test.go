@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -23,6 +24,7 @@ import (
 // manifestWrite is one applied manifest write.
 type manifestWrite struct {
 	versionID string
+	modified  time.Time          // the server's time of the write (ms)
 	m         *objstore.Manifest // nil when it does not decode
 	err       error
 }
@@ -32,11 +34,29 @@ type domainRecord struct {
 	writes []manifestWrite // in write order, oldest first
 	// versions counts the object versions of each version object key;
 	// write-once means exactly one each.
-	versions      map[string]int
-	deleteMarkers []string
+	versions map[string]int
+	// versionTimes holds the server's time of each object version of
+	// each version object key.
+	versionTimes map[string][]time.Time
+	// deleted maps every version object that was deleted (it has a
+	// delete marker: the bucket keeps versions) to the server's time of
+	// its first delete marker.
+	deleted map[string]time.Time
 	// byID maps a commit id to the index in writes of the manifest write
-	// it made.
-	byID map[string]int
+	// it made; byAttempt maps the attempt id that landed (the suffix of
+	// the version objects that write published) the same way. They differ
+	// for a commit that landed on a retry.
+	byID      map[string]int
+	byAttempt map[string]int
+}
+
+// attemptOf returns the suffix of the objects that the landed attempt of
+// log entry e wrote.
+func attemptOf(e objstore.LogEntry) string {
+	if e.Attempt != "" {
+		return e.Attempt
+	}
+	return e.ID
 }
 
 // prevHighest returns the highest token of the manifest written before
@@ -60,9 +80,10 @@ func (d *domainRecord) last() *objstore.Manifest {
 	return nil
 }
 
-// entry returns the log entry of the manifest write made by commit id.
-func (d *domainRecord) entry(id string) (objstore.LogEntry, int, bool) {
-	i, ok := d.byID[id]
+// entry returns the log entry of the manifest write made by the commit
+// attempt whose objects have suffix attempt.
+func (d *domainRecord) entry(attempt string) (objstore.LogEntry, int, bool) {
+	i, ok := d.byAttempt[attempt]
 	if !ok {
 		return objstore.LogEntry{}, 0, false
 	}
@@ -83,9 +104,13 @@ func (d *domainRecord) findHolder(holder string, token uint64) []int {
 
 // readRecord lists and reads domain's record from bucket.
 func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*domainRecord, error) {
-	d := &domainRecord{domain: domain, versions: map[string]int{}, byID: map[string]int{}}
+	d := &domainRecord{domain: domain, versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
 	mkey := objstore.ManifestKey(domain)
-	var ids []string
+	type mv struct {
+		id  string
+		mod time.Time
+	}
+	var ids []mv
 	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(domain + "/_fence/")})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -96,14 +121,21 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 			k := aws.ToString(v.Key)
 			switch {
 			case k == mkey:
-				ids = append(ids, aws.ToString(v.VersionId))
+				ids = append(ids, mv{aws.ToString(v.VersionId), aws.ToTime(v.LastModified)})
 			case strings.HasPrefix(k, objstore.VersionPrefix(domain)):
 				d.versions[k]++
+				d.versionTimes[k] = append(d.versionTimes[k], aws.ToTime(v.LastModified))
 			}
 		}
 		for _, m := range page.DeleteMarkers {
-			if k := aws.ToString(m.Key); k != mkey {
-				d.deleteMarkers = append(d.deleteMarkers, k)
+			// Only version objects: the manifest is deleted by I7 and
+			// overwritten by a forgetful store, and lease records by the
+			// coordinator-wipe kind; the checks look at those apart.
+			if k := aws.ToString(m.Key); strings.HasPrefix(k, objstore.VersionPrefix(domain)) {
+				t := aws.ToTime(m.LastModified)
+				if old, ok := d.deleted[k]; !ok || t.Before(old) {
+					d.deleted[k] = t
+				}
 			}
 		}
 	}
@@ -113,7 +145,8 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	var mu sync.Mutex
-	for i, id := range ids {
+	for i, v := range ids {
+		id := v.id
 		g.Go(func() error {
 			out, err := c.GetObject(gctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(mkey), VersionId: aws.String(id)})
 			if err != nil {
@@ -126,7 +159,7 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 			}
 			m, derr := objstore.DecodeManifest(domain, mkey, data)
 			mu.Lock()
-			d.writes[i] = manifestWrite{versionID: id, m: m, err: derr}
+			d.writes[i] = manifestWrite{versionID: id, modified: v.mod, m: m, err: derr}
 			mu.Unlock()
 			return nil
 		})
@@ -137,6 +170,7 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 	for i, w := range d.writes {
 		if w.m != nil {
 			d.byID[w.m.Last.ID] = i
+			d.byAttempt[attemptOf(w.m.Last)] = i
 		}
 	}
 	return d, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,7 @@ type report struct {
 	Readers   int      `json:"readers"`
 	Domains   []string `json:"domains"`
 	TTL       float64  `json:"ttl_seconds"`
+	Coord     string   `json:"coordinator"` // dynamodb or bucket
 
 	Ops          map[string]map[string]int `json:"operations"` // op -> outcome -> count
 	Recovered    int                       `json:"commits_recovered_by_read_back"`
@@ -48,23 +50,62 @@ type report struct {
 	FaultCount   map[string]int            `json:"faults_by_kind"`
 	// FaultSpans counts, per fault kind, the operations in flight from
 	// before a fault began until after it ended.
-	FaultSpans   map[string]int    `json:"operations_spanning_faults"`
-	Staleness    staleness         `json:"staleness"`
-	ManifestPuts map[string]int64  `json:"manifest_writes"`     // writers' counters: puts, 412, 409, errors
-	HTTPFaults   spec.HTTPStats    `json:"http_faults"`         // every route
-	HTTPReaders  spec.HTTPStats    `json:"http_faults_readers"` // the readers' route alone
-	Porcupine    []verdict         `json:"porcupine"`
-	Invariants   []invariantResult `json:"invariants"`
-	I7Checked    int               `json:"i7_checks"`
-	Recovery     recovery          `json:"recovery"`
-	Bit          bool              `json:"fault_bit"`
-	BitWhy       string            `json:"fault_bit_because"`
-	Verdict      string            `json:"verdict"` // pass, fail; for controls caught, missed
-	CaughtBy     []string          `json:"caught_by,omitempty"`
-	Problems     []string          `json:"problems,omitempty"`
-	Artifacts    string            `json:"artifacts,omitempty"`
-	Replay       string            `json:"replay"`
-	Notes        []string          `json:"notes,omitempty"`
+	FaultSpans   map[string]int `json:"operations_spanning_faults"`
+	Staleness    staleness      `json:"staleness"`
+	GC           gcStats        `json:"gc"`
+	Retries      map[string]int `json:"retries"` // outcome -> count; "recovered" counts those that found the first attempt landed
+	Wiped        wipeStats      `json:"coordinator_wipes"`
+	FailedClosed int            `json:"failed_closed"` // operations refused with ErrCorruptManifest (a lost or older manifest)
+	// FencesRefused counts acquisitions whose fence was refused for its
+	// token alone: one the coordinator never issued (ErrInvalid), one
+	// older than the coordinator's newest (Issued), or one claimed by
+	// another commit (ClaimedBy).
+	FencesRefused int               `json:"fences_refused_token"`
+	NotChecked    []string          `json:"not_checked,omitempty"`
+	ManifestPuts  map[string]int64  `json:"manifest_writes"`     // writers' counters: puts, 412, 409, errors
+	HTTPFaults    spec.HTTPStats    `json:"http_faults"`         // every route
+	HTTPReaders   spec.HTTPStats    `json:"http_faults_readers"` // the readers' route alone
+	Porcupine     []verdict         `json:"porcupine"`
+	Invariants    []invariantResult `json:"invariants"`
+	I7Checked     int               `json:"i7_checks"`
+	Recovery      recovery          `json:"recovery"`
+	Bit           bool              `json:"fault_bit"`
+	BitWhy        string            `json:"fault_bit_because"`
+	Verdict       string            `json:"verdict"` // pass, fail; for controls caught, missed
+	CaughtBy      []string          `json:"caught_by,omitempty"`
+	Problems      []string          `json:"problems,omitempty"`
+	Artifacts     string            `json:"artifacts,omitempty"`
+	Replay        string            `json:"replay"`
+	Notes         []string          `json:"notes,omitempty"`
+}
+
+// gcStats sums the collector's passes.
+type gcStats struct {
+	Runs    int   `json:"collects"`
+	Failed  int   `json:"failed"`
+	Deleted int64 `json:"deleted"`
+	Scanned int64 `json:"scanned"`
+	// PendingMax is the most unnamed objects one Collect kept as pending
+	// (a commit in progress could still publish them); PendingLast sums
+	// the last Collect of each domain.
+	PendingMax  int64 `json:"pending_max"`
+	PendingLast int64 `json:"pending_last"`
+	// Deletions judged by I9, and readers that met a version the
+	// collector had rightly deleted under their snapshot.
+	Judged       int `json:"deletions_judged"`
+	ReadsExcused int `json:"reads_of_superseded_deleted_versions"`
+}
+
+// wipeStats describes what a wiped coordinator did.
+type wipeStats struct {
+	Wipes int `json:"wipes"`
+	// Reissued counts issues of a token already issued in the domain;
+	// Claimed counts fences refused because another commit had raised
+	// the domain to that very token.
+	Reissued int `json:"tokens_issued_again"`
+	Claimed  int `json:"fences_refused_claimed"`
+	// AcquiredAfter counts acquisitions completed after the first wipe.
+	AcquiredAfter int `json:"acquired_after_a_wipe"`
 }
 
 // finish measures recovery (I8), reads the history and the store's
@@ -75,8 +116,13 @@ func (r *run) finish(ctx context.Context) *report {
 	defer cancel()
 	rep := &report{
 		Kind: r.p.kind.name, Control: r.p.kind.control != "", Seed: r.p.seed, SuiteSeed: r.s.env.seed,
-		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(),
+		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(), Coord: r.p.coord,
 		Replay: fmt.Sprintf("%s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
+	}
+	if r.s.env.soak > 0 {
+		// A long mode's round: its seed depends on the round, and its
+		// fault phase is the long mode's.
+		rep.Replay = fmt.Sprintf("%s=%d %s=%s %s=%d %s=1s go test -count=1 -timeout 10m -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name, envRound, r.round, envSoak)
 	}
 	r.ensureServers()
 	rec8, v8 := r.probeI8()
@@ -88,6 +134,9 @@ func (r *run) finish(ctx context.Context) *report {
 			rep.HTTPFaults.Refused503 += st.Refused503
 			rep.HTTPFaults.Refused500 += st.Refused500
 			rep.HTTPFaults.Applied503 += st.Applied503
+			rep.HTTPFaults.ForgotReads += st.ForgotReads
+			rep.HTTPFaults.ForgotIfMatch += st.ForgotIfMatch
+			rep.HTTPFaults.Overwrote += st.Overwrote
 			if name == readerRoute {
 				rep.HTTPReaders = st
 			}
@@ -139,13 +188,30 @@ func (r *run) finish(ctx context.Context) *report {
 	rep.I7Checked = i7n
 
 	reg, vres := resolve(h, recs)
+	dels := map[string]map[string]deletion{}
+	for d, rec := range recs {
+		dels[d] = judgeDeletions(rec)
+		rep.GC.Judged += len(dels[d])
+	}
 	var vs []violation
 	vs = append(vs, checkI1(reg, recs)...)
 	vs = append(vs, checkI2(h, recs)...)
 	vs = append(vs, checkI3(h, recs, finalVersions)...)
-	vs = append(vs, checkI4(h, recs, finalVersions, finalValues)...)
-	vs = append(vs, checkI5(h, counters)...)
-	vs = append(vs, checkI6(recs)...)
+	vs = append(vs, checkI4(h, recs, finalVersions, finalValues, dels)...)
+	if r.p.coordWiped {
+		// The kind destroys the coordinator's records on purpose: tokens
+		// are then issued again (above the store's floor), and the
+		// counter may end below a token issued before a wipe. What must
+		// hold instead is I10: one token, one holder.
+		rep.NotChecked = append(rep.NotChecked, "I5 and porcupine's token partitions: this kind wipes the coordinator's records, which then issues tokens again; I10 checks that no token was used by two holders")
+	} else {
+		vs = append(vs, checkI5(h, counters)...)
+	}
+	vs = append(vs, checkI6(recs, dels)...)
+	vs = append(vs, checkI9(dels)...)
+	vs = append(vs, checkI10(h, recs)...)
+	vs = append(vs, checkI11(recs)...)
+	vs = append(vs, checkX3(h, recs)...)
 	vs = append(vs, v7...)
 	vs = append(vs, v8...)
 	vs = append(vs, vres...)
@@ -163,6 +229,9 @@ func (r *run) finish(ctx context.Context) *report {
 	}
 
 	parts := partitions(reg, h, r.p.domains, r.p.keys)
+	if r.p.coordWiped {
+		parts = slices.DeleteFunc(parts, func(p partition) bool { return strings.HasPrefix(p.name, "tokens ") })
+	}
 	rep.Porcupine = check(parts, 2*time.Minute)
 
 	rep.Ops = map[string]map[string]int{}
@@ -178,7 +247,44 @@ func (r *run) finish(ctx context.Context) *report {
 		if o.Op == hist.OpCommit && o.Out.Recovered {
 			rep.Recovered++
 		}
+		if strings.Contains(o.Err, "corrupt manifest") {
+			rep.FailedClosed++
+		}
+		if o.Op == hist.OpAcquire && (o.Out.Issued != 0 || o.Out.ClaimedBy != "" || strings.Contains(o.Err, "objstore: invalid token")) {
+			rep.FencesRefused++
+		}
 	}
+	rep.Retries = map[string]int{}
+	for _, o := range h.retries {
+		outcome := o.Outcome
+		if o.pending {
+			outcome = "pending"
+		}
+		rep.Retries[outcome]++
+		if o.Out.Recovered {
+			rep.Retries["recovered"]++
+		}
+		if strings.Contains(o.Err, "corrupt manifest") {
+			rep.FailedClosed++
+		}
+	}
+	rep.GC = gcSummary(h, rep.GC)
+	for _, o := range h.ops {
+		if o.Op == hist.OpRead && o.Out.Class == hist.ClassMissing {
+			excused := len(o.Out.Missing) > 0
+			for _, obj := range o.Out.Missing {
+				if d, ok := dels[o.In.Domain][obj]; !ok || !d.ok {
+					excused = false
+				}
+			}
+			if excused {
+				rep.GC.ReadsExcused++
+			}
+		}
+	}
+	r.mu.Lock()
+	rep.Wiped = wipeSummary(h, r.faults, r.start)
+	r.mu.Unlock()
 	for _, e := range h.events {
 		if e.Op == hist.OpLost || e.Op == hist.OpPoint {
 			if rep.Ops[e.Op] == nil {
@@ -274,6 +380,73 @@ func (r *run) finish(ctx context.Context) *report {
 	return rep
 }
 
+// gcSummary adds up the collector's operations.
+func gcSummary(h *history, g gcStats) gcStats {
+	last := map[string]int64{}
+	for _, o := range h.ops {
+		if o.Op != hist.OpGC {
+			continue
+		}
+		g.Runs++
+		if o.Outcome == hist.Fail {
+			g.Failed++
+		}
+		g.Deleted += o.Out.Stats[spec.GCDeleted]
+		g.Scanned += o.Out.Stats[spec.GCScanned]
+		g.PendingMax = max(g.PendingMax, o.Out.Stats[spec.GCPending])
+		if o.Outcome == hist.OK {
+			last[o.In.Domain] = o.Out.Stats[spec.GCPending]
+		}
+	}
+	for _, n := range last {
+		g.PendingLast += n
+	}
+	return g
+}
+
+// wipeSummary counts what the coordinator did around its wipes: tokens
+// issued again, fences refused as claimed, acquisitions after a wipe.
+func wipeSummary(h *history, faults []faultEvent, start int64) wipeStats {
+	var w wipeStats
+	first := int64(math.MaxInt64)
+	for _, f := range faults {
+		if f.Kind == "coord-wipe" {
+			w.Wipes++
+			first = min(first, start+int64(f.Start*1e9))
+		}
+	}
+	issued := map[string]map[uint64]bool{}
+	for _, o := range h.ops {
+		switch {
+		case o.Op == hist.OpIssue && o.Outcome == hist.OK:
+			if issued[o.In.Domain] == nil {
+				issued[o.In.Domain] = map[uint64]bool{}
+			}
+			if issued[o.In.Domain][o.Out.Token] {
+				w.Reissued++
+			}
+			issued[o.In.Domain][o.Out.Token] = true
+		case o.Op == hist.OpAcquire && o.Out.ClaimedBy != "":
+			w.Claimed++
+		case o.Op == hist.OpAcquire && o.Outcome == hist.OK && o.Call > first:
+			w.AcquiredAfter++
+		}
+	}
+	return w
+}
+
+// outcomesText lists outcome counts, or "none".
+func outcomesText(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // writerStats sums the writers' last reported counters.
 func writerStats(h *history) map[string]int64 {
 	last := map[string]map[string]int64{}
@@ -315,7 +488,7 @@ func (r *run) save(rep *report, h *history) {
 		f, err := os.Create(filepath.Join(dir, "history.jsonl"))
 		if err == nil {
 			enc := json.NewEncoder(f)
-			for _, o := range h.ops {
+			for _, o := range slices.Concat(h.ops, h.retries) {
 				enc.Encode(struct {
 					hist.Record
 					Pending bool   `json:"pending,omitempty"`
@@ -357,8 +530,8 @@ func (rep *report) summary() string {
 	if rep.Control {
 		kind += " (negative control)"
 	}
-	fmt.Fprintf(&b, "run %s: seed %d (suite seed %d), %.1fs, %d writers, %d readers, domains %s, TTL %.1fs\n",
-		kind, rep.Seed, rep.SuiteSeed, rep.Duration, rep.Writers, rep.Readers, strings.Join(rep.Domains, ","), rep.TTL)
+	fmt.Fprintf(&b, "run %s: seed %d (suite seed %d), %.1fs, %d writers, %d readers, 1 collector, domains %s, TTL %.1fs, coordinator %s\n",
+		kind, rep.Seed, rep.SuiteSeed, rep.Duration, rep.Writers, rep.Readers, strings.Join(rep.Domains, ","), rep.TTL, rep.Coord)
 	fmt.Fprintf(&b, "  operations:")
 	for _, op := range slices.Sorted(maps.Keys(rep.Ops)) {
 		fmt.Fprintf(&b, " %s{", op)
@@ -379,13 +552,26 @@ func (rep *report) summary() string {
 		fmt.Fprintf(&b, "; HTTP layer: %d requests, %d refused 503, %d refused 500, %d applied then 503",
 			rep.HTTPFaults.Requests, rep.HTTPFaults.Refused503, rep.HTTPFaults.Refused500, rep.HTTPFaults.Applied503)
 		fmt.Fprintf(&b, " (readers: %d requests, %d refused)", rep.HTTPReaders.Requests, rep.HTTPReaders.Refused503+rep.HTTPReaders.Refused500)
+		if h := rep.HTTPFaults; h.ForgotReads+h.ForgotIfMatch+h.Overwrote > 0 {
+			fmt.Fprintf(&b, "; forgetful: %d reads and %d If-Match writes answered 404, %d If-None-Match writes let through over the object", h.ForgotReads, h.ForgotIfMatch, h.Overwrote)
+		}
 	}
 	fmt.Fprintf(&b, "\n  bite: %v (%s)\n", rep.Bit, rep.BitWhy)
 	s := rep.Staleness
 	fmt.Fprintf(&b, "  stale-holder windows: %d (%.2fs in all, longest %.2fs); stale commits attempted %d, accepted %d, fenced %d\n",
 		s.Windows, s.WindowSeconds, s.LongestSeconds, s.CommitsAttempt, s.CommitsAccepted, s.FencedByStore)
-	fmt.Fprintf(&b, "  manifest writes: %d, 412 %d, 409 %d, other errors %d\n",
-		rep.ManifestPuts["manifest_puts"], rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"], rep.ManifestPuts["manifest_err"])
+	fmt.Fprintf(&b, "  manifest writes: %d, 412 %d, 409 %d, other errors %d; unknown outcomes injected %d\n",
+		rep.ManifestPuts["manifest_puts"], rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"], rep.ManifestPuts["manifest_err"], rep.ManifestPuts["unknown_injected"])
+	fmt.Fprintf(&b, "  retries of unknown commits: %s; operations failed closed (corrupt or lost manifest): %d; fences refused for their token (not issued, older than issued, claimed): %d\n", outcomesText(rep.Retries), rep.FailedClosed, rep.FencesRefused)
+	g := rep.GC
+	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect and %d at the end; %d deletions judged (I9); %d reads met a superseded version it had deleted\n",
+		g.Runs, g.Failed, g.Deleted, g.PendingMax, g.PendingLast, g.Judged, g.ReadsExcused)
+	if w := rep.Wiped; w.Wipes > 0 || w.Claimed > 0 {
+		fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d\n", w.Wipes, w.Reissued, w.Claimed, w.AcquiredAfter)
+	}
+	for _, n := range rep.NotChecked {
+		fmt.Fprintf(&b, "  not checked: %s\n", n)
+	}
 	fmt.Fprintf(&b, "  porcupine:")
 	for _, v := range rep.Porcupine {
 		fmt.Fprintf(&b, " [%s: %s, %d ops, %.2fs]", v.Partition, v.Result, v.Ops, v.Seconds)

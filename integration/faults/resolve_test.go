@@ -31,6 +31,7 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 		claimed[domain][i] = true
 	}
 	issued := issuesByClient(h)
+	fenceOf := fenceOwners(h, recs, issued)
 	var reg []*op
 	for _, o := range h.ops {
 		rec := recs[o.In.Domain]
@@ -75,7 +76,10 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 					o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
 				}
 			}
-			if o.applied || o.Outcome == hist.Fenced {
+			// A commit refused because the coordinator had issued a newer
+			// token (Out.Issued) was refused before the store compared
+			// tokens on a manifest: it says nothing about the register.
+			if o.applied || (o.Outcome == hist.Fenced && o.Out.Issued == 0) {
 				reg = append(reg, o)
 			}
 		case hist.OpAcquire:
@@ -87,11 +91,9 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 			if token == 0 || (o.Out.Fence == "" && !o.pending) {
 				continue // no token was obtained: nothing was fenced
 			}
-			idx := -1
-			for _, i := range rec.findHolder(o.Client, token) {
-				if m := rec.writes[i].m; m.Last.Puts+m.Last.Deletes == 0 {
-					idx = i
-				}
+			idx, ok := fenceOf[o]
+			if !ok {
+				idx = -1
 			}
 			if idx >= 0 {
 				claim(o.In.Domain, idx)
@@ -111,7 +113,7 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 					o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
 				}
 			}
-			if o.applied || fence == hist.Fenced {
+			if o.applied || (fence == hist.Fenced && o.Out.Issued == 0) {
 				reg = append(reg, o)
 			}
 		case hist.OpRead:
@@ -132,6 +134,68 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 	}
 	bound(reg)
 	return reg, vs
+}
+
+// fenceOwners assigns every fence in the store's record to one
+// acquisition: the manifest write without data that the acquisition's
+// client wrote at its token. A client can be given one token twice (a
+// coordinator wiped after its first acquisition, whose fence was then
+// refused, issues it again from the floor), and only one of its
+// acquisitions can have written the fence: the one reported accepted
+// first, then one whose fence ended unknown or was left pending, and
+// only then one reported fenced or failed (X1 then reports it).
+func fenceOwners(h *history, recs map[string]*domainRecord, issued issues) map[*op]int {
+	type key struct {
+		domain, client string
+		token          uint64
+	}
+	groups := map[key][]*op{}
+	var order []key
+	for _, o := range h.ops {
+		if o.Op != hist.OpAcquire || recs[o.In.Domain] == nil {
+			continue
+		}
+		token := o.Out.Token
+		if o.pending {
+			token = issued.after(o.Client, o.Call)
+		}
+		if token == 0 || (o.Out.Fence == "" && !o.pending) {
+			continue
+		}
+		k := key{o.In.Domain, o.Client, token}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], o)
+	}
+	rank := func(o *op) int {
+		switch {
+		case o.Out.Fence == hist.OK:
+			return 0
+		case o.Out.Fence == hist.Unknown || o.pending:
+			return 1
+		}
+		return 2
+	}
+	out := map[*op]int{}
+	for _, k := range order {
+		rec := recs[k.domain]
+		var writes []int
+		for _, i := range rec.findHolder(k.client, k.token) {
+			if m := rec.writes[i].m; m.Last.Puts+m.Last.Deletes == 0 {
+				writes = append(writes, i)
+			}
+		}
+		ops := groups[k]
+		sort.SliceStable(ops, func(i, j int) bool { return rank(ops[i]) < rank(ops[j]) })
+		for i, o := range ops {
+			out[o] = -1
+			if i < len(writes) {
+				out[o] = writes[i]
+			}
+		}
+	}
+	return out
 }
 
 // bound sets retBound: an operation resolved as applied took effect no

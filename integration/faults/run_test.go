@@ -14,9 +14,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dyntypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
@@ -52,6 +54,9 @@ type params struct {
 	faultFor  time.Duration // how long the fault phase lasts
 	settle    time.Duration // workload after healing
 	i8Bound   time.Duration
+	// coordWiped: the run wipes the coordinator's records (see
+	// kind.coordWiped).
+	coordWiped bool
 }
 
 // faultEvent is one injected fault.
@@ -133,6 +138,14 @@ func (r *run) execute() *report {
 	r.fleet = &fleet{bin: r.s.bin, dir: r.dir, logf: r.logf}
 	defer r.fleet.kill()
 	if err := r.fleet.startWriters(r.writerConfigs()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fleet.startGC(spec.GC{
+		Client: "gc", History: filepath.Join(r.dir, "hist-gc.jsonl"),
+		Backend: "s3", S3: "http://" + r.proxy.addr(gcRoute), Bucket: r.bucket, Domains: r.p.domains,
+		Seed: r.p.seed, PauseMillis: 50, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
+		Break: r.p.kind.control,
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.fleet.startReader(spec.Reader{
@@ -227,10 +240,16 @@ func (r *run) writerConfigs() []spec.Writer {
 			TTLMillis:       r.p.ttl.Milliseconds(),
 			OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
 			Committers:      1, CommitsMin: 8, CommitsMax: 30,
-			Break: r.p.kind.control,
+			Retries: 3,
+			Break:   r.p.kind.control,
 		}
 		if i%2 == 0 {
 			w.StubbornMillis = (3 * r.p.ttl / 2).Milliseconds()
+		}
+		if i == 2 || i == 3 {
+			// One writer of each SDK makes every eighth data commit end
+			// unknown after it applied, and retries it.
+			w.UnknownEvery = 8
 		}
 		if r.p.kind.writers != nil {
 			r.p.kind.writers(r, i, &w)
@@ -384,21 +403,67 @@ func (r *run) ensureTakeover(domain string, token uint64) {
 	c := &hist.Client{Name: name, W: w}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*r.p.ttl+r.p.opTimeout)
 	defer cancel()
-	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name}), &recorder{Coordinator: r.directCoord(), c: c}, domain, r.p.keys, r.p.ttl)
+	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name, Issuer: fence.Issuer(r.directCoord())}), &recorder{Coordinator: r.directCoord(), c: c}, domain, r.p.keys, r.p.ttl)
 	r.logf("no writer took %s over from token %d; %s did: %v", domain, token, name, err)
 }
 
-// readerRoute is the proxy route of the reader processes to MinIO.
-const readerRoute = "s3-readers"
+// readerRoute is the proxy route of the reader processes to MinIO, and
+// gcRoute the garbage collector's.
+const (
+	readerRoute = "s3-readers"
+	gcRoute     = "s3-gc"
+)
 
 // s3Routes names the proxy routes to MinIO, each with an HTTP fault
-// layer: one per writer slot ("s3-<slot>"), and the readers' route.
+// layer: one per writer slot ("s3-<slot>"), the readers' route and the
+// collector's.
 func (r *run) s3Routes() []string {
-	names := make([]string, 0, r.p.writers+1)
+	names := make([]string, 0, r.p.writers+2)
 	for i := range r.p.writers {
 		names = append(names, fmt.Sprintf("s3-%d", i))
 	}
-	return append(names, readerRoute)
+	return append(names, readerRoute, gcRoute)
+}
+
+// waitIssue waits at most limit for a token to be issued, by the live
+// view, and returns it as soon as it is seen (polling every 10 ms): its
+// holder is then, most likely, between its acquisition and its fence.
+func (r *run) waitIssue(limit time.Duration) (issue, bool) {
+	r.live.refresh()
+	seen := r.live.issueCount()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		r.live.refresh()
+		if is, ok := r.live.issueAfter(seen); ok {
+			return is, true
+		}
+		sleep(10 * time.Millisecond)
+	}
+	return issue{}, false
+}
+
+// wipeLease deletes domain's lease record at the coordinator: its item
+// in DynamoDB, or its lease record object in the bucket. The token
+// counter goes with it.
+func (r *run) wipeLease(domain, why string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := hist.Now()
+	var err error
+	if r.p.coord == spec.CoordBucket {
+		err = r.directBackend().Delete(ctx, objstore.SystemKey(domain, bucketlease.RecordName))
+	} else {
+		_, err = r.s.dyn.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: aws.String(r.table),
+			Key:       map[string]dyntypes.AttributeValue{"domain": &dyntypes.AttributeValueMemberS{Value: domain}},
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("wipe the lease record of %s: %w", domain, err)
+	}
+	r.logf("wiped the lease record of %s (%s)", domain, why)
+	r.fault("coord-wipe", domain+" "+why, start)
+	return nil
 }
 
 // heal ends every fault: toxics removed, HTTP faults off, every writer

@@ -44,6 +44,10 @@ type totals struct {
 	RecoveryMax   float64                   `json:"recovery_max_seconds"`
 	RecoveryBound float64                   `json:"recovery_bound_seconds"`
 	Problems      int                       `json:"problems"`
+	GC            gcStats                   `json:"gc"`
+	Retries       map[string]int            `json:"retries"`
+	FailedClosed  int                       `json:"failed_closed"`
+	Wiped         wipeStats                 `json:"coordinator_wipes"`
 
 	reports []*report
 }
@@ -54,6 +58,7 @@ func sumUp(reports []*report, seed uint64, took time.Duration) *totals {
 		SuiteSeed: seed, Seconds: took.Seconds(), Runs: len(reports), reports: reports,
 		Ops: map[string]map[string]int{}, FaultCount: map[string]int{}, FaultSeconds: map[string]float64{},
 		ManifestPuts: map[string]int64{}, HTTPFaults: map[string]int64{}, Results: map[string]int{}, Violations: map[string]int{},
+		Retries: map[string]int{},
 	}
 	for _, r := range reports {
 		if r.Control {
@@ -101,6 +106,26 @@ func sumUp(reports []*report, seed uint64, took time.Duration) *totals {
 		t.HTTPFaults["refused_503"] += r.HTTPFaults.Refused503
 		t.HTTPFaults["refused_500"] += r.HTTPFaults.Refused500
 		t.HTTPFaults["applied_503"] += r.HTTPFaults.Applied503
+		t.HTTPFaults["forgot_reads"] += r.HTTPFaults.ForgotReads
+		t.HTTPFaults["forgot_if_match"] += r.HTTPFaults.ForgotIfMatch
+		t.HTTPFaults["overwrote"] += r.HTTPFaults.Overwrote
+		g := r.GC
+		t.GC.Runs += g.Runs
+		t.GC.Failed += g.Failed
+		t.GC.Deleted += g.Deleted
+		t.GC.Scanned += g.Scanned
+		t.GC.PendingMax = max(t.GC.PendingMax, g.PendingMax)
+		t.GC.PendingLast += g.PendingLast
+		t.GC.Judged += g.Judged
+		t.GC.ReadsExcused += g.ReadsExcused
+		for k, n := range r.Retries {
+			t.Retries[k] += n
+		}
+		t.FailedClosed += r.FailedClosed
+		t.Wiped.Wipes += r.Wiped.Wipes
+		t.Wiped.Reissued += r.Wiped.Reissued
+		t.Wiped.Claimed += r.Wiped.Claimed
+		t.Wiped.AcquiredAfter += r.Wiped.AcquiredAfter
 		for _, v := range r.Porcupine {
 			t.Partitions++
 			t.Results[v.Result]++
@@ -131,8 +156,8 @@ func (t *totals) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fault suite: seed %d, %d runs in %s\n", t.SuiteSeed, t.Runs, time.Duration(t.Seconds*float64(time.Second)).Round(time.Second))
 	for _, r := range t.reports {
-		fmt.Fprintf(&b, "  %-22s %-7s seed %-20d %5.1fs windows %-3d stale commits %d/%d accepted bite=%v\n",
-			r.Kind, r.Verdict, r.Seed, r.Duration, r.Staleness.Windows, r.Staleness.CommitsAccepted, r.Staleness.CommitsAttempt, r.Bit)
+		fmt.Fprintf(&b, "  %-22s %-8s %-7s seed %-20d %5.1fs windows %-3d stale commits %d/%d accepted bite=%v\n",
+			r.Kind, r.Coord, r.Verdict, r.Seed, r.Duration, r.Staleness.Windows, r.Staleness.CommitsAccepted, r.Staleness.CommitsAttempt, r.Bit)
 	}
 	fmt.Fprintf(&b, "real runs: %d (%d failed; the fault bit in %d)\n", t.Real, t.Failed, t.Bit)
 	fmt.Fprintf(&b, "  operations: %s\n", opsText(t.Ops))
@@ -147,6 +172,10 @@ func (t *totals) text() string {
 	fmt.Fprintf(&b, "  stale commits: %d attempted, %d accepted, %d fenced by the store\n", s.CommitsAttempt, s.CommitsAccepted, s.FencedByStore)
 	fmt.Fprintf(&b, "  manifest writes: %d, answered 412: %d, 409: %d, other errors: %d\n", t.ManifestPuts["manifest_puts"], t.ManifestPuts["manifest_412"], t.ManifestPuts["manifest_409"], t.ManifestPuts["manifest_err"])
 	fmt.Fprintf(&b, "  HTTP fault layer: %d requests, %d refused with 503, %d with 500, %d applied and answered 503\n", t.HTTPFaults["requests"], t.HTTPFaults["refused_503"], t.HTTPFaults["refused_500"], t.HTTPFaults["applied_503"])
+	fmt.Fprintf(&b, "  forgetful store: %d reads and %d If-Match writes answered 404, %d If-None-Match writes let through over the object; %d operations failed closed\n", t.HTTPFaults["forgot_reads"], t.HTTPFaults["forgot_if_match"], t.HTTPFaults["overwrote"], t.FailedClosed)
+	fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d\n", t.Wiped.Wipes, t.Wiped.Reissued, t.Wiped.Claimed, t.Wiped.AcquiredAfter)
+	fmt.Fprintf(&b, "  unknown outcomes injected: %d; retries: %s\n", t.ManifestPuts["unknown_injected"], outcomesText(t.Retries))
+	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect; %d deletions judged (I9); %d reads met a superseded version it had deleted\n", t.GC.Runs, t.GC.Failed, t.GC.Deleted, t.GC.PendingMax, t.GC.Judged, t.GC.ReadsExcused)
 	var res []string
 	for _, k := range slices.Sorted(maps.Keys(t.Results)) {
 		res = append(res, fmt.Sprintf("%s %d", k, t.Results[k]))

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -33,6 +35,13 @@ type faultBackend struct {
 	// write must not start before it.
 	cont chan os.Signal
 
+	// forget is the number of reads of each manifest still to answer
+	// 404 after an injected unknown outcome (see spec.Writer.UnknownEvery).
+	forget    map[string]int
+	dataPuts  int // data manifest writes that applied
+	injected  atomic.Int64
+	forgotten atomic.Int64
+
 	manifestPuts, manifest412, manifest409, manifestErr, versionPuts atomic.Int64
 }
 
@@ -47,12 +56,81 @@ func newFaultBackend(b objstore.Backend, cfg spec.Writer, c *hist.Client) *fault
 func isManifest(key string) bool { return strings.HasSuffix(key, "/_fence/manifest.json") }
 func isVersion(key string) bool  { return strings.Contains(key, "/_fence/v/") }
 
+// errInjectedUnknown replaces the reply of a manifest write that applied,
+// when the writer injects an unknown outcome.
+var errInjectedUnknown = errors.New("faultbin: injected: the reply to this manifest write was lost (the write applied)")
+
+// Get answers 404 for a manifest whose reads are to be forgotten.
+func (b *faultBackend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+	if b.forgetting(key) {
+		return nil, objstore.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
+	}
+	return b.Backend.Get(ctx, key)
+}
+
+// Head answers 404 for a manifest whose reads are to be forgotten.
+func (b *faultBackend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	if b.forgetting(key) {
+		return objstore.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
+	}
+	return b.Backend.Head(ctx, key)
+}
+
+func (b *faultBackend) forgetting(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.forget[key] > 0 {
+		b.forget[key]--
+		b.forgotten.Add(1)
+		return true
+	}
+	return false
+}
+
+// injectUnknown reports whether this manifest write, which applied, is
+// to end with an unknown outcome: every UnknownEvery-th that carries
+// data. If so, the next two reads of the manifest are answered 404, so
+// that the store's read-back fails closed rather than finding the commit.
+func (b *faultBackend) injectUnknown(key string, body []byte) bool {
+	if b.cfg.UnknownEvery <= 0 {
+		return false
+	}
+	domain := strings.TrimSuffix(key, "/_fence/manifest.json")
+	m, err := objstore.DecodeManifest(domain, key, body)
+	if err != nil || m.Last.Puts+m.Last.Deletes == 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dataPuts++
+	if b.dataPuts%b.cfg.UnknownEvery != 0 {
+		return false
+	}
+	if b.forget == nil {
+		b.forget = map[string]int{}
+	}
+	b.forget[key] = 2
+	b.injected.Add(1)
+	return true
+}
+
 func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
 	manifest := isManifest(key)
+	var data []byte
 	if manifest {
 		b.point(spec.PointBeforeManifestPut)
 		if b.cfg.Break == spec.BreakUnconditional {
 			opts.IfMatch, opts.IfNoneMatch = "", false
+		}
+		if d := b.cfg.DelayBeforeManifestMillis; d > 0 {
+			time.Sleep(time.Duration(d) * time.Millisecond)
+		}
+		if b.cfg.UnknownEvery > 0 {
+			var err error
+			if data, err = io.ReadAll(body); err != nil {
+				return objstore.ObjectInfo{}, err
+			}
+			body = bytes.NewReader(data)
 		}
 	}
 	info, err := b.Backend.Put(ctx, key, body, size, opts)
@@ -72,6 +150,9 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 		}
 		if err == nil {
 			b.point(spec.PointAfterManifestPut)
+			if data != nil && b.injectUnknown(key, data) {
+				return objstore.ObjectInfo{}, errInjectedUnknown
+			}
 		}
 	case isVersion(key) && err == nil:
 		b.versionPuts.Add(1)
@@ -115,5 +196,9 @@ func (b *faultBackend) stats() map[string]int64 {
 		"manifest_409":  b.manifest409.Load(),
 		"manifest_err":  b.manifestErr.Load(),
 		"version_puts":  b.versionPuts.Load(),
+		// Unknown outcomes injected, and manifest reads answered 404
+		// for them.
+		"unknown_injected": b.injected.Load(),
+		"stale_reads":      b.forgotten.Load(),
 	}
 }

@@ -4,6 +4,7 @@
 //
 //	faultbin writer CONFIG.json   a lease holder looping acquire, commits, release
 //	faultbin reader CONFIG.json   snapshot readers
+//	faultbin gc CONFIG.json       a garbage collector looping Collect with grace 0
 //	faultbin proxy CONFIG.json    toxiproxy and an HTTP fault layer
 //
 // Writers and readers append their operations to a history file (see
@@ -20,7 +21,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: faultbin writer|reader|proxy CONFIG.json")
+		fmt.Fprintln(os.Stderr, "usage: faultbin writer|reader|gc|proxy CONFIG.json")
 		os.Exit(2)
 	}
 	var err error
@@ -34,6 +35,11 @@ func main() {
 		var cfg spec.Reader
 		if err = spec.Load(os.Args[2], &cfg); err == nil {
 			err = runReader(cfg)
+		}
+	case "gc":
+		var cfg spec.GC
+		if err = spec.Load(os.Args[2], &cfg); err == nil {
+			err = runGC(cfg)
 		}
 	case "proxy":
 		var cfg spec.Proxy

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,11 +14,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
 
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore"
 )
 
 // runProxy starts an embedded toxiproxy with one proxy per route, an HTTP
@@ -39,7 +42,7 @@ func runProxy(cfg spec.Proxy) error {
 		if err != nil {
 			return err
 		}
-		h := &httpFaults{upstream: p.Listen, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)))}
+		h := &httpFaults{upstream: p.Listen, direct: r.Upstream, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), buckets: map[string]objstore.Backend{}}
 		h.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		go http.Serve(ln, h)
 		ready.HTTP[r.Name] = ln.Addr().String()
@@ -67,12 +70,14 @@ func runProxy(cfg spec.Proxy) error {
 // starts with "_").
 type httpFaults struct {
 	upstream string
+	direct   string // the server itself, host:port, bypassing toxiproxy
 	client   *http.Client
 
-	mu    sync.Mutex
-	cfg   spec.HTTPFaults
-	rng   *rand.Rand
-	stats struct{ requests, r503, r500, a503 atomic.Int64 }
+	mu      sync.Mutex
+	cfg     spec.HTTPFaults
+	rng     *rand.Rand
+	buckets map[string]objstore.Backend // clients of the server, per bucket, to overwrite forgotten objects
+	stats   struct{ requests, r503, r500, a503, fRead, fIfMatch, overwrote atomic.Int64 }
 }
 
 const s3Error = `<?xml version="1.0" encoding="UTF-8"?>
@@ -88,6 +93,31 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := h.cfg
 	x := h.rng.Float64()
 	h.mu.Unlock()
+	if bucket, key, ok := h.forgotten(r, cfg.Forget); ok {
+		switch {
+		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+			h.stats.fRead.Add(1)
+			reply(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+			return
+		case r.Method == http.MethodPut && r.Header.Get("If-Match") != "":
+			// MinIO answers If-Match on a key it does not have with 404.
+			h.stats.fIfMatch.Add(1)
+			io.Copy(io.Discard, r.Body)
+			reply(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+			return
+		case r.Method == http.MethodPut && r.Header.Get("If-None-Match") == "*":
+			// The object is missing as far as this server knows, so the
+			// write succeeds, over the object the other drives hold.
+			// (The request is signed, so its header cannot be dropped:
+			// remove the object first, then let the request through.)
+			if err := h.remove(r.Context(), bucket, key); err != nil {
+				io.Copy(io.Discard, r.Body)
+				reply(w, r, http.StatusServiceUnavailable, "SlowDown", "forgetful layer: "+err.Error())
+				return
+			}
+			h.stats.overwrote.Add(1)
+		}
+	}
 	switch {
 	case x < cfg.Refuse503:
 		h.stats.r503.Add(1)
@@ -128,6 +158,50 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(w, resp.Body)
 }
 
+// forgotten reports whether r addresses one of the object keys in forget
+// (path-style: /bucket/key, with no sub-resource query; aws-sdk-go-v2
+// adds x-id=GetObject and the like, which names no sub-resource).
+func (h *httpFaults) forgotten(r *http.Request, forget []string) (bucket, key string, ok bool) {
+	if len(forget) == 0 {
+		return "", "", false
+	}
+	for q := range r.URL.Query() {
+		if q != "x-id" {
+			return "", "", false
+		}
+	}
+	bucket, key, found := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if !found {
+		return "", "", false
+	}
+	for _, k := range forget {
+		if k == key {
+			return bucket, key, true
+		}
+	}
+	return "", "", false
+}
+
+// remove deletes bucket/key on the server directly, with the suite's
+// credentials (from the environment).
+func (h *httpFaults) remove(ctx context.Context, bucket, key string) error {
+	h.mu.Lock()
+	b, ok := h.buckets[bucket]
+	h.mu.Unlock()
+	if !ok {
+		var err error
+		if b, err = openBackend(ctx, "s3", "http://"+h.direct, bucket); err != nil {
+			return err
+		}
+		h.mu.Lock()
+		h.buckets[bucket] = b
+		h.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return b.Delete(ctx, key)
+}
+
 func reply(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(status)
@@ -152,5 +226,9 @@ func (h *httpFaults) control(w http.ResponseWriter, r *http.Request) {
 		Refused503: h.stats.r503.Load(),
 		Refused500: h.stats.r500.Load(),
 		Applied503: h.stats.a503.Load(),
+
+		ForgotReads:   h.stats.fRead.Load(),
+		ForgotIfMatch: h.stats.fIfMatch.Load(),
+		Overwrote:     h.stats.overwrote.Load(),
 	})
 }

@@ -28,7 +28,10 @@ func runReader(cfg spec.Reader) error {
 		return err
 	}
 	// Reads never write, so the capability probe is not needed.
-	store := objstore.New(b, &objstore.Options{SkipProbe: true})
+	// Reads never write, so the capability probe is not needed; and no
+	// version is served from memory, so that a reader notices a version
+	// the collector deleted.
+	store := objstore.New(b, &objstore.Options{SkipProbe: true, VersionCacheBytes: -1})
 	timeout := time.Duration(cfg.OpTimeoutMillis) * time.Millisecond
 	var wg sync.WaitGroup
 	for i, name := range cfg.Clients {
@@ -77,6 +80,7 @@ func read(stop context.Context, c *hist.Client, store *objstore.Store, domain st
 				out.Class = hist.ClassIntegrity
 			case errors.Is(err, objstore.ErrNotFound):
 				out.Class = hist.ClassMissing
+				out.Missing = map[string]string{v.Key: v.Object}
 			}
 			c.End(rec, hist.Fail, out, err)
 			return nil

@@ -52,11 +52,13 @@ func runWriter(cfg spec.Writer) error {
 	}
 	fb := newFaultBackend(b, cfg, main)
 	clk := newClock(time.Duration(cfg.ClockOffsetMillis)*time.Millisecond, cfg.ClockRate)
-	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client})
 	co, err := openCoord(stop, cfg, b, clk)
 	if err != nil {
 		return err
 	}
+	// Only the token the coordinator issued last may raise a domain's
+	// highest token or create the domain.
+	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(co)})
 	wr := &writer{
 		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
 		coord: &recordingCoord{Coordinator: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor},
@@ -123,6 +125,7 @@ func (w *writer) acquire(domain string) (coord.Lease, bool) {
 		switch {
 		case errors.As(err, &fe):
 			outcome, out.Fence, out.Highest = hist.Fenced, hist.Fenced, fe.Highest
+			out.ClaimedBy, out.Issued = fe.ClaimedBy, fe.Issued
 		case errors.As(err, &ue):
 			outcome, out.Fence, out.CommitID = hist.Unknown, hist.Unknown, ue.CommitID
 		default:
@@ -219,32 +222,60 @@ func (w *writer) rmw(c *hist.Client, rng *rand.Rand, lease coord.Lease) string {
 	keys = keys[:1+rng.IntN(len(keys))]
 	sort.Strings(keys)
 	puts := make(map[string]string, len(keys))
-	var changes []objstore.Change
 	for _, k := range keys {
 		// Every value is unique, and names the value it replaced.
-		v := fmt.Sprintf("%s:%s:after=%.12s", tag, k, prev[k])
-		puts[k] = v
-		changes = append(changes, objstore.PutBytes(k, []byte(v)))
+		puts[k] = fmt.Sprintf("%s:%s:after=%.12s", tag, k, prev[k])
 	}
-	rec := c.Begin(id, hist.OpCommit, hist.Input{Domain: lease.Domain, Token: lease.Token, Puts: puts, Tag: tag})
+	in := hist.Input{Domain: lease.Domain, Token: lease.Token, Puts: puts, Tag: tag}
+	rec := c.Begin(id, hist.OpCommit, in)
+	outcome, err := w.commit(c, rec, lease, keys, puts, &objstore.CommitOptions{Holder: tag})
+	// A commit whose outcome is unknown is retried with the same changes
+	// and token, under its commit id (UnknownOutcomeError.Retry), while
+	// it stays unknown; each retry is an operation of its own, which the
+	// checker judges with the commit.
+	var ue *objstore.UnknownOutcomeError
+	for n := 0; n < w.cfg.Retries && outcome == hist.Unknown && errors.As(err, &ue) && w.stop.Err() == nil; n++ {
+		sleep(w.stop, time.Duration(100*(n+1))*time.Millisecond)
+		opts := ue.Retry()
+		if w.cfg.Break == spec.BreakRetryFreshID {
+			// Broken: commit the changes again as a new commit.
+			opts = &objstore.CommitOptions{}
+		}
+		opts.Holder = tag
+		rid := c.NextID()
+		rin := in
+		rin.RetryOf, rin.CommitID, rin.After = id, ue.CommitID, ue.After
+		rrec := c.Begin(rid, hist.OpRetry, rin)
+		outcome, err = w.commit(c, rrec, lease, keys, puts, opts)
+	}
+	return outcome
+}
+
+// commit sends one attempt of the commit of puts (keys in order) and
+// records its return in rec.
+func (w *writer) commit(c *hist.Client, rec hist.Record, lease coord.Lease, keys []string, puts map[string]string, opts *objstore.CommitOptions) (string, error) {
+	changes := make([]objstore.Change, 0, len(keys))
+	for _, k := range keys {
+		changes = append(changes, objstore.PutBytes(k, []byte(puts[k])))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.opTO)
 	defer cancel()
-	cm, err := w.store.Commit(ctx, lease.Domain, lease.Token, changes, &objstore.CommitOptions{Holder: tag})
+	cm, err := w.store.Commit(ctx, lease.Domain, lease.Token, changes, opts)
 	var fe *objstore.FencedError
 	var ue *objstore.UnknownOutcomeError
 	switch {
 	case err == nil:
 		c.End(rec, hist.OK, hist.Output{Seq: cm.Seq, Highest: cm.Highest, CommitID: cm.ID, Recovered: cm.Recovered}, nil)
-		return hist.OK
+		return hist.OK, nil
 	case errors.As(err, &fe):
-		c.End(rec, hist.Fenced, hist.Output{Highest: fe.Highest}, err)
-		return hist.Fenced
+		c.End(rec, hist.Fenced, hist.Output{Highest: fe.Highest, ClaimedBy: fe.ClaimedBy, Issued: fe.Issued}, err)
+		return hist.Fenced, err
 	case errors.As(err, &ue):
 		c.End(rec, hist.Unknown, hist.Output{CommitID: ue.CommitID}, err)
-		return hist.Unknown
+		return hist.Unknown, err
 	default:
 		c.End(rec, hist.Fail, hist.Output{}, err)
-		return hist.Fail
+		return hist.Fail, err
 	}
 }
 

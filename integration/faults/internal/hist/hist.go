@@ -23,6 +23,11 @@ const (
 	OpLost    = "lost"    // the holder saw its session end (an event: Call == Return)
 	OpStats   = "stats"   // counters a process reports (an event)
 	OpPoint   = "point"   // a writer reached a kill or pause point (an event)
+	// OpRetry is a retry of a commit whose outcome was unknown, with the
+	// same changes and token (In.RetryOf names the commit's operation).
+	OpRetry = "retry"
+	// OpGC is one Store.Collect of one domain (Out.Stats: its counts).
+	OpGC = "gc"
 )
 
 // Outcomes.
@@ -64,6 +69,11 @@ type Input struct {
 	Puts   map[string]string `json:"puts,omitempty"` // key -> value, for commits
 	Tag    string            `json:"tag,omitempty"`  // the holder recorded in the commit log
 	Floor  uint64            `json:"floor,omitempty"`
+	// Retries: the ID of the commit operation retried, the commit id and
+	// After of its UnknownOutcomeError.
+	RetryOf  int64  `json:"retry_of,omitempty"`
+	CommitID string `json:"commit_id,omitempty"`
+	After    uint64 `json:"after,omitempty"`
 }
 
 // Output is what an operation returned.
@@ -82,6 +92,14 @@ type Output struct {
 	// Class classifies a failed read: ClassIntegrity or ClassMissing when
 	// a version the manifest names was corrupt or missing.
 	Class string `json:"class,omitempty"`
+	// Missing names, for a read of class ClassMissing, the key and the
+	// version object that was not found.
+	Missing map[string]string `json:"missing,omitempty"`
+	// For a write refused with a *objstore.FencedError: ClaimedBy (a
+	// fence at a token another commit had raised the domain to) and
+	// Issued (a token older than the coordinator's newest).
+	ClaimedBy string `json:"claimed_by,omitempty"`
+	Issued    uint64 `json:"issued,omitempty"`
 }
 
 // Read failure classes that break I4.

@@ -40,6 +40,14 @@ const (
 	// BreakNoFloor acquires without the store's highest token as the
 	// floor, so a wiped coordinator issues tokens again from 1.
 	BreakNoFloor = "no-floor"
+	// BreakRetryFreshID "retries" a commit whose outcome is unknown by
+	// committing its changes again under a fresh commit id, instead of
+	// with UnknownOutcomeError.Retry: a commit that landed is applied
+	// twice.
+	BreakRetryFreshID = "retry-fresh-id"
+	// BreakGCUnnamed is a garbage collector that deletes every version
+	// object the manifest does not name, pending ones included.
+	BreakGCUnnamed = "gc-unnamed"
 )
 
 // Writer configures one writer process.
@@ -86,6 +94,20 @@ type Writer struct {
 	ClockOffsetMillis int64   `json:"clock_offset_ms,omitempty"`
 	ClockRate         float64 `json:"clock_rate,omitempty"`
 
+	// UnknownEvery > 0 makes every UnknownEvery-th data manifest write
+	// that applied end with an unknown outcome: its reply is replaced by
+	// an error, and the next two reads of that manifest are answered
+	// 404 (a stale read), so that reading back fails closed and the
+	// store reports ErrOutcomeUnknown. The writer then retries.
+	UnknownEvery int `json:"unknown_every,omitempty"`
+	// DelayBeforeManifestMillis makes every manifest write wait this long
+	// after the versions were uploaded (the control of a collector that
+	// deletes pending versions uses it, so that the window is wide).
+	DelayBeforeManifestMillis int64 `json:"delay_before_manifest_ms,omitempty"`
+	// Retries bounds how many times a commit whose outcome is unknown is
+	// retried (with the error's Retry options), while it stays unknown.
+	Retries int `json:"retries,omitempty"`
+
 	// Break selects a deliberately broken variant (negative control).
 	Break string `json:"break,omitempty"`
 }
@@ -106,6 +128,32 @@ type Reader struct {
 	PauseMillis     int64 `json:"pause_ms"`
 	OpTimeoutMillis int64 `json:"op_timeout_ms"`
 }
+
+// GC configures the garbage collector process: one client that runs
+// Store.Collect with a grace of 0 over every domain, again and again.
+type GC struct {
+	Client  string   `json:"client"`
+	History string   `json:"history"`
+	Backend string   `json:"backend"`
+	S3      string   `json:"s3"`
+	Bucket  string   `json:"bucket"`
+	Domains []string `json:"domains"`
+	Seed    uint64   `json:"seed"`
+	// PauseMillis is the pause between two passes over the domains.
+	PauseMillis     int64 `json:"pause_ms"`
+	OpTimeoutMillis int64 `json:"op_timeout_ms"`
+	// Break selects a deliberately broken collector (BreakGCUnnamed).
+	Break string `json:"break,omitempty"`
+}
+
+// GC result counters, recorded in the Stats of each gc operation.
+const (
+	GCScanned = "scanned"
+	GCLive    = "live"
+	GCDeleted = "deleted"
+	GCPending = "pending"
+	GCKept    = "kept"
+)
 
 // Route is one connection the fault proxy carries: a toxiproxy proxy to
 // Upstream (host:port), with an HTTP fault layer in front when HTTP is
@@ -139,6 +187,12 @@ type HTTPFaults struct {
 	// Applied503 forwards a PUT, lets it apply, and replaces its reply
 	// with 503 SlowDown.
 	Applied503 float64 `json:"applied_503"`
+	// Forget lists object keys (without the bucket) that the route
+	// forgets, as an erasure-coded MinIO whose drives came back stale
+	// does for an object it holds on no majority: GET and HEAD answer
+	// 404 NoSuchKey, a PUT with If-Match answers 404 without applying,
+	// and a PUT with If-None-Match: * succeeds and overwrites the object.
+	Forget []string `json:"forget,omitempty"`
 }
 
 // HTTPStats counts what the HTTP fault layer did.
@@ -147,6 +201,11 @@ type HTTPStats struct {
 	Refused503 int64 `json:"refused_503"`
 	Refused500 int64 `json:"refused_500"`
 	Applied503 int64 `json:"applied_503"`
+	// The forgetful layer: reads answered 404, If-Match writes answered
+	// 404, and If-None-Match writes let through over the object.
+	ForgotReads   int64 `json:"forgot_reads"`
+	ForgotIfMatch int64 `json:"forgot_if_match"`
+	Overwrote     int64 `json:"overwrote"`
 }
 
 // Load reads a configuration file into v.
