@@ -27,7 +27,6 @@ func runReader(cfg spec.Reader) error {
 	if err != nil {
 		return err
 	}
-	// Reads never write, so the capability probe is not needed.
 	// Reads never write, so the capability probe is not needed; and no
 	// version is served from memory, so that a reader notices a version
 	// the collector deleted.
