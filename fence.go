@@ -36,9 +36,6 @@ type AcquireOptions struct {
 
 // Acquire takes domain's lease from c and fences the domain at store:
 //
-//  0. it runs the store's capability probe (once per Store), so that a
-//     store that ignores conditional writes is refused before anything,
-//     a lease record included, is written;
 //  1. it reads the store's highest accepted token for domain and passes it
 //     to the coordinator as the floor, so that a coordinator whose records
 //     were wiped still issues a token above every token the store has seen;
@@ -60,11 +57,6 @@ func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, do
 	var o AcquireOptions
 	if opts != nil {
 		o = *opts
-	}
-	// Prove the store honours conditional writes before anything is
-	// written, the lease record included (it may live in the same bucket).
-	if err := store.Probe(ctx); err != nil {
-		return coord.Lease{}, fmt.Errorf("fence: acquire %q: %w", domain, err)
 	}
 	floor, err := store.Highest(ctx, domain)
 	if err != nil {

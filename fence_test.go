@@ -13,6 +13,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -85,10 +86,10 @@ func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 }
 
 // ignoresConditions drops every precondition, as some proxies do.
-type ignoresConditions struct{ objstore.Backend }
+type ignoresConditions struct{ driver.Backend }
 
-func (b ignoresConditions) Put(ctx context.Context, key string, r io.Reader, size int64, _ objstore.PutOptions) (objstore.ObjectInfo, error) {
-	return b.Backend.Put(ctx, key, r, size, objstore.PutOptions{})
+func (b ignoresConditions) Put(ctx context.Context, key string, r io.Reader, size int64, _ driver.PutOptions) (driver.ObjectInfo, error) {
+	return b.Backend.Put(ctx, key, r, size, driver.PutOptions{})
 }
 
 // A store that ignores conditional writes is refused before the lease

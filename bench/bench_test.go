@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
 // tiny is a configuration that runs every case in well under a second on
 // a local backend.
-func tiny(b objstore.Backend) Config {
+func tiny(b driver.Backend) Config {
 	return Config{
 		Backend:          b,
 		Iterations:       2,
@@ -133,7 +133,7 @@ func TestRunFilestore(t *testing.T) {
 	}
 	checkReport(t, rep, true)
 	var left []string
-	if err := b.List(t.Context(), "", func(o objstore.ObjectInfo) error {
+	if err := b.List(t.Context(), "", func(o driver.ObjectInfo) error {
 		left = append(left, o.Key)
 		return nil
 	}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
@@ -61,7 +62,7 @@ type childResult struct {
 }
 
 // specFor describes b for a child, or says why a child cannot reopen it.
-func specFor(b objstore.Backend) (backendSpec, error) {
+func specFor(b driver.Backend) (backendSpec, error) {
 	switch b := b.(type) {
 	case *s3store.Backend:
 		o := b.Client().Options()
@@ -76,7 +77,7 @@ func specFor(b objstore.Backend) (backendSpec, error) {
 	return backendSpec{}, fmt.Errorf("a %T cannot be reopened in a child process", b)
 }
 
-func (s backendSpec) open(ctx context.Context) (objstore.Backend, error) {
+func (s backendSpec) open(ctx context.Context) (driver.Backend, error) {
 	switch s.Kind {
 	case "s3":
 		return s3store.Open(ctx, s.Bucket, s.Prefix, &s3store.Options{Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle})
@@ -124,18 +125,18 @@ func runChild(specJSON string) (childResult, error) {
 	var n int64
 	switch {
 	case spec.Op == "put" && spec.Fenced:
-		s := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe, Deadline: 24 * time.Hour})
+		s := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe})
 		var c objstore.Commit
 		c, err = s.Put(ctx, spec.Domain, spec.Key, token, newStream(spec.Size), spec.Size)
 		if err == nil && len(c.Versions) == 1 {
 			n = c.Versions[0].Size
 		}
 	case spec.Op == "put":
-		var info objstore.ObjectInfo
-		info, err = b.Put(ctx, spec.Key, newStream(spec.Size), spec.Size, objstore.PutOptions{})
+		var info driver.ObjectInfo
+		info, err = b.Put(ctx, spec.Key, newStream(spec.Size), spec.Size, driver.PutOptions{})
 		n = info.Size
 	case spec.Op == "get" && spec.Fenced:
-		s := objstore.New(b, &objstore.Options{Deadline: 24 * time.Hour})
+		s := objstore.New(b, nil)
 		var rd *objstore.Reader
 		if rd, err = s.Get(ctx, spec.Domain, spec.Key); err == nil {
 			n, err = io.Copy(io.Discard, rd)
@@ -143,7 +144,7 @@ func runChild(specJSON string) (childResult, error) {
 		}
 	case spec.Op == "get":
 		var rc io.ReadCloser
-		if rc, _, err = b.Get(ctx, spec.Key); err == nil {
+		if rc, _, err = b.Get(ctx, spec.Key, driver.GetOptions{}); err == nil {
 			n, err = io.Copy(io.Discard, rc)
 			rc.Close()
 		}

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fencedstore/fence/coord/dynamocoord"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // cleanupTimeout bounds the cleanup, which runs even when the run's
@@ -27,7 +27,7 @@ func (r *runner) cleanup(ctx context.Context) Cleanup {
 	if _, err := r.plain.abortUploads(ctx, prefix); err != nil {
 		errs = append(errs, err)
 	}
-	for _, b := range append([]objstore.Backend{r.cfg.Backend}, r.extra...) {
+	for _, b := range append([]driver.Backend{r.cfg.Backend}, r.extra...) {
 		n, left, err := deleteAll(ctx, b, prefix)
 		c.Deleted += n
 		if err != nil {
@@ -62,10 +62,10 @@ func (r *runner) cleanup(ctx context.Context) Cleanup {
 // stores hide objects from a listing while a longer key shares their name
 // as a folder), at most ten times, and returns how many it deleted and
 // how many are left.
-func deleteAll(ctx context.Context, b objstore.Backend, prefix string) (deleted, left int, err error) {
+func deleteAll(ctx context.Context, b driver.Backend, prefix string) (deleted, left int, err error) {
 	list := func() ([]string, error) {
 		var keys []string
-		err := b.List(ctx, prefix, func(o objstore.ObjectInfo) error {
+		err := b.List(ctx, prefix, func(o driver.ObjectInfo) error {
 			keys = append(keys, o.Key)
 			return nil
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Case names a group of measurements. Config.Cases selects which run.
@@ -87,7 +88,7 @@ type Config struct {
 	// use the same SDK client when it is an *s3store.Backend or a
 	// *miniostore.Backend, and the backend's own unconditional Put and Get
 	// otherwise. Run does not close it.
-	Backend objstore.Backend
+	Backend driver.Backend
 	// Coordinator is the lease coordinator to measure. Default: bucket
 	// leases kept in Backend, as when no coordinator URL is given.
 	Coordinator coord.Coordinator

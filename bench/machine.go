@@ -10,14 +10,11 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
-func describeBackend(b objstore.Backend) string {
-	if l, ok := b.(objstore.Locator); ok {
-		return l.Location()
-	}
-	return fmt.Sprintf("%T", b)
+func describeBackend(b driver.Backend) string {
+	return b.Location()
 }
 
 func describeCoordinator(c coord.Coordinator) string {

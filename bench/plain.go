@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/minio/minio-go/v7"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -37,7 +37,7 @@ type plain interface {
 
 // plainFor returns the baseline for b: the same SDK client for S3 and
 // MinIO backends, the backend's own unconditional calls otherwise.
-func plainFor(b objstore.Backend) plain {
+func plainFor(b driver.Backend) plain {
 	switch b := b.(type) {
 	case *s3store.Backend:
 		return &s3Plain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix()}
@@ -182,24 +182,24 @@ func (p *minioPlain) abortUploads(ctx context.Context, prefix string) (int, erro
 
 // backendPlain is the baseline of backends without an SDK of their own
 // (memstore, filestore): their own unconditional Put and plain Get.
-type backendPlain struct{ b objstore.Backend }
+type backendPlain struct{ b driver.Backend }
 
 func (p backendPlain) describe() string {
 	return fmt.Sprintf("the backend's own Put / Get, unfenced (%T)", p.b)
 }
 
 func (p backendPlain) put(ctx context.Context, key string, data []byte) error {
-	_, err := p.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), objstore.PutOptions{})
+	_, err := p.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), driver.PutOptions{})
 	return err
 }
 
 func (p backendPlain) putIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error) {
-	info, err := p.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), objstore.PutOptions{IfMatch: etag, IfNoneMatch: etag == ""})
+	info, err := p.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), putMode(etag))
 	return info.ETag, err
 }
 
 func (p backendPlain) get(ctx context.Context, key string) (int64, error) {
-	rc, _, err := p.b.Get(ctx, key)
+	rc, _, err := p.b.Get(ctx, key, driver.GetOptions{})
 	if err != nil {
 		return 0, err
 	}
@@ -208,3 +208,11 @@ func (p backendPlain) get(ctx context.Context, key string) (int64, error) {
 }
 
 func (p backendPlain) abortUploads(context.Context, string) (int, error) { return 0, nil }
+
+// putMode is Update of etag, or Create when there is no object yet.
+func putMode(etag string) driver.PutOptions {
+	if etag == "" {
+		return driver.PutOptions{Mode: driver.Create{}}
+	}
+	return driver.PutOptions{Mode: driver.Update{ETag: etag}}
+}

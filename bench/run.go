@@ -13,6 +13,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // token is the fencing token of every scratch domain but the lease
@@ -108,7 +109,7 @@ type runner struct {
 	now     func() time.Time
 	// extra lists backends other than cfg.Backend that the run wrote to
 	// (a bucket-lease coordinator's own backend).
-	extra []objstore.Backend
+	extra []driver.Backend
 	// dynamoItems lists scratch DynamoDB items to delete.
 	dynamoItems []string
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fencedstore/fence/coord/dynamocoord"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -56,7 +56,7 @@ func TestRunAgainstServers(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		b    objstore.Backend
+		b    driver.Backend
 	}{{"s3store", s3b}, {"miniostore", mb}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tiny(tc.b)

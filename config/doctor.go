@@ -11,6 +11,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Status is the outcome of one Doctor check.
@@ -62,7 +63,7 @@ type DoctorOptions struct {
 //
 //   - store reachable: the server (or the file system) answers;
 //   - bucket exists (directory exists for file://);
-//   - conditional writes honoured: objstore.Probe, which writes and then
+//   - conditional writes honoured: driver.Probe, which writes and then
 //     deletes one object under "_fence/probe/";
 //   - coordinator reachable; for a dynamodb:// coordinator, table exists
 //     with the right schema (dynamocoord's CheckTable: key, ACTIVE, no
@@ -109,7 +110,7 @@ type doctor struct {
 	opts   DoctorOptions
 	checks []Check
 	// open opens a backend; tests replace it.
-	open func(context.Context, Location) (objstore.Backend, error)
+	open func(context.Context, Location) (driver.Backend, error)
 }
 
 func (d *doctor) add(name string, st Status, format string, args ...any) {
@@ -134,7 +135,7 @@ func (d *doctor) run(ctx context.Context, storeLoc Location, coordLoc *Location)
 	switch {
 	case coordLoc == nil && store != nil:
 		d.add("coordinator reachable", StatusOK, "lease records kept in the store")
-		c = bucketlease.New(store, nil)
+		c = bucketlease.New(store, &bucketlease.Options{SkipProbe: d.opts.SkipProbe})
 	case coordLoc == nil:
 		d.add("coordinator reachable", StatusSkip, "lease records are kept in the store, which is not usable")
 	case coordLoc.Scheme == "dynamodb":
@@ -144,7 +145,7 @@ func (d *doctor) run(ctx context.Context, storeLoc Location, coordLoc *Location)
 	default:
 		if lb := d.checkStore(ctx, *coordLoc, true); lb != nil {
 			defer lb.Close()
-			c = bucketlease.New(lb, nil)
+			c = bucketlease.New(lb, &bucketlease.Options{SkipProbe: d.opts.SkipProbe})
 		}
 	}
 	const name = "test acquisition and release"
@@ -160,7 +161,7 @@ func (d *doctor) run(ctx context.Context, storeLoc Location, coordLoc *Location)
 
 // checkStore runs the reachable, exists and conditional-write checks on
 // the store loc names, and returns its backend when fence can use it.
-func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) objstore.Backend {
+func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) driver.Backend {
 	names := [3]string{"store reachable", "%s exists", "conditional writes honoured"}
 	if lease {
 		names = [3]string{"coordinator reachable", "lease %s exists", "conditional writes honoured by the lease store"}
@@ -204,7 +205,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) objst
 		d.add(names[2], StatusFail, "open %s: %v", r.location, err)
 		return nil
 	}
-	if err := objstore.Probe(cctx, b); err != nil {
+	if err := driver.Probe(cctx, b); err != nil {
 		d.add(names[2], StatusFail, "%v", err)
 		if !d.opts.SkipProbe {
 			b.Close()
@@ -246,7 +247,7 @@ func (d *doctor) checkTable(ctx context.Context, loc Location) coord.Coordinator
 
 // acquire takes the scratch domain's lease, fencing the domain, and
 // releases it.
-func (d *doctor) acquire(ctx context.Context, name string, b objstore.Backend, c coord.Coordinator) {
+func (d *doctor) acquire(ctx context.Context, name string, b driver.Backend, c coord.Coordinator) {
 	holder := fmt.Sprintf("fence-doctor@%s/%d", hostname(), os.Getpid())
 	store := objstore.New(b, &objstore.Options{Holder: holder, SkipProbe: d.opts.SkipProbe})
 	cctx, cancel := d.timeout(ctx)

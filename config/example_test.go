@@ -22,7 +22,7 @@ func ExampleOpenCoordinator() {
 	}
 	store := objstore.New(b, nil)
 	defer store.Close()
-	leases, err := config.OpenCoordinator(ctx, "", b)
+	leases, err := config.OpenCoordinator(ctx, "", b, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
@@ -23,7 +23,7 @@ const DefaultStore = "file://./fence-data"
 // OpenBackend opens the object-store backend that rawURL names. The caller
 // closes it. It sends no request: a missing bucket shows on first use
 // (fence init creates it). Errors name the URL without credentials.
-func OpenBackend(ctx context.Context, rawURL string) (objstore.Backend, error) {
+func OpenBackend(ctx context.Context, rawURL string) (driver.Backend, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -59,10 +59,18 @@ func parseStoreURL(rawURL string) (Location, error) {
 //   - any store URL (file://, mem://, s3://, minio://) keeps lease records
 //     in that store, a backend of its own.
 //
+// A coordinator that keeps lease records in a store probes it before its
+// first write (driver.Probe) unless opts.SkipProbe; opts may be nil.
+//
 // When the coordinator opened a backend of its own, CloseCoordinator
 // closes it. Opening sends no request. Errors name the URL without
 // credentials.
-func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend) (coord.Coordinator, error) {
+func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, opts *CoordinatorOptions) (coord.Coordinator, error) {
+	var o CoordinatorOptions
+	if opts != nil {
+		o = *opts
+	}
+	leases := &bucketlease.Options{SkipProbe: o.SkipProbe}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -70,7 +78,7 @@ func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend)
 		if store == nil {
 			return nil, errors.New("config: no coordinator URL and no store to keep lease records in")
 		}
-		return bucketlease.New(store, nil), nil
+		return bucketlease.New(store, leases), nil
 	}
 	loc, err := ParseURL(rawURL)
 	if err != nil {
@@ -87,7 +95,14 @@ func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 	}
-	return &ownedCoordinator{Coordinator: bucketlease.New(b, nil), b: b}, nil
+	return &ownedCoordinator{Coordinator: bucketlease.New(b, leases), b: b}, nil
+}
+
+// CoordinatorOptions tunes OpenCoordinator. nil means defaults.
+type CoordinatorOptions struct {
+	// SkipProbe turns off the capability probe of a store that keeps
+	// lease records, for stores known to honour conditional writes.
+	SkipProbe bool
 }
 
 // LeaseBackend returns the backend in which c keeps its lease records,
@@ -95,7 +110,7 @@ func OpenCoordinator(ctx context.Context, rawURL string, store objstore.Backend)
 // backend of its own (a store URL given as the coordinator). It returns
 // false for the default (records in the store, whose backend the caller
 // has) and for dynamodb:// coordinators.
-func LeaseBackend(c coord.Coordinator) (objstore.Backend, bool) {
+func LeaseBackend(c coord.Coordinator) (driver.Backend, bool) {
 	if oc, ok := c.(*ownedCoordinator); ok {
 		return oc.b, true
 	}
@@ -115,12 +130,12 @@ func CloseCoordinator(c coord.Coordinator) error {
 // it alone.
 type ownedCoordinator struct {
 	coord.Coordinator
-	b objstore.Backend
+	b driver.Backend
 }
 
 func (c *ownedCoordinator) Close() error { return c.b.Close() }
 
-func open(ctx context.Context, loc Location) (objstore.Backend, error) {
+func open(ctx context.Context, loc Location) (driver.Backend, error) {
 	switch loc.Scheme {
 	case "file":
 		return filestore.Open(loc.Path)
@@ -148,7 +163,7 @@ var (
 // memBackend returns a fresh memory backend for name "", and the
 // process-wide one of that name otherwise. Closing a shared one does not
 // close it for the other users.
-func memBackend(name string) objstore.Backend {
+func memBackend(name string) driver.Backend {
 	if name == "" {
 		return memstore.New()
 	}

@@ -15,16 +15,17 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
-func put(t *testing.T, b objstore.Backend, key, data string) {
+func put(t *testing.T, b driver.Backend, key, data string) {
 	t.Helper()
-	if _, err := b.Put(context.Background(), key, strings.NewReader(data), int64(len(data)), objstore.PutOptions{}); err != nil {
+	if _, err := b.Put(context.Background(), key, strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
 		t.Fatalf("Put %q: %v", key, err)
 	}
 }
 
-func has(t *testing.T, b objstore.Backend, key string) bool {
+func has(t *testing.T, b driver.Backend, key string) bool {
 	t.Helper()
 	_, err := b.Head(context.Background(), key)
 	if err != nil && !errors.Is(err, objstore.ErrNotFound) {
@@ -88,7 +89,7 @@ func TestOpenBackendMem(t *testing.T) {
 		t.Fatal(err)
 	}
 	n2, _ := OpenBackend(ctx, name)
-	rc, _, err := n2.Get(ctx, "k")
+	rc, _, err := n2.Get(ctx, "k", driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("a second open of %s does not see the first one's data: %v", name, err)
 	}
@@ -124,12 +125,12 @@ func TestOpenErrors(t *testing.T) {
 		{"no scheme", func() error { _, err := OpenBackend(ctx, "fence-data"); return err }, true, "file://fence-data"},
 		{"file is not a directory", func() error { _, err := OpenBackend(ctx, "file://"+file.Name()); return err }, false, file.Name()},
 		{"canceled", func() error { _, err := OpenBackend(canceled, "mem://"); return err }, false, "canceled"},
-		{"coord credentials", func() error { _, err := OpenCoordinator(ctx, "dynamodb://u:s3cr3t@table", nil); return err }, true, "credentials in URLs are not accepted"},
+		{"coord credentials", func() error { _, err := OpenCoordinator(ctx, "dynamodb://u:s3cr3t@table", nil, nil); return err }, true, "credentials in URLs are not accepted"},
 		{"coord secret parameter", func() error {
-			_, err := OpenCoordinator(ctx, "dynamodb://table?secret_access_key=s3cr3t", nil)
+			_, err := OpenCoordinator(ctx, "dynamodb://table?secret_access_key=s3cr3t", nil, nil)
 			return err
 		}, true, "looks like a credential"},
-		{"coord without store", func() error { _, err := OpenCoordinator(ctx, "", nil); return err }, false, "no store"},
+		{"coord without store", func() error { _, err := OpenCoordinator(ctx, "", nil, nil); return err }, false, "no store"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.open()
@@ -168,7 +169,7 @@ func TestOpenCoordinator(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer store.Close()
-			c, err := OpenCoordinator(ctx, tt.url(t), store)
+			c, err := OpenCoordinator(ctx, tt.url(t), store, nil)
 			if err != nil {
 				t.Fatalf("OpenCoordinator: %v", err)
 			}
@@ -206,13 +207,13 @@ func TestOpenRemote(t *testing.T) {
 			t.Errorf("OpenBackend(%q): %v", tt.url, err)
 			continue
 		}
-		if got := b.(objstore.Locator).Location(); got != tt.location {
+		if got := b.Location(); got != tt.location {
 			t.Errorf("OpenBackend(%q) writes to %q, want %q", tt.url, got, tt.location)
 		}
 		b.Close()
 	}
 
-	c, err := OpenCoordinator(ctx, "dynamodb://fence-leases?endpoint=http://127.0.0.1:8000&region=us-east-1", nil)
+	c, err := OpenCoordinator(ctx, "dynamodb://fence-leases?endpoint=http://127.0.0.1:8000&region=us-east-1", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +228,12 @@ func TestOpenRemote(t *testing.T) {
 	}
 
 	// A store URL as the coordinator: bucket leases in that bucket.
-	c, err = OpenCoordinator(ctx, "minio://leases?endpoint=http://127.0.0.1:9000", nil)
+	c, err = OpenCoordinator(ctx, "minio://leases?endpoint=http://127.0.0.1:9000", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lb, ok := LeaseBackend(c)
-	if !ok || lb.(objstore.Locator).Location() != "minio://leases@http://127.0.0.1:9000" {
+	if !ok || lb.Location() != "minio://leases@http://127.0.0.1:9000" {
 		t.Errorf("LeaseBackend = %v, %t", lb, ok)
 	}
 	CloseCoordinator(c)

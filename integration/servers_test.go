@@ -18,6 +18,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -63,7 +64,7 @@ func (s setup) ttl() time.Duration { return time.Duration(s.TTLMilli) * time.Mil
 
 // open returns the store and coordinator that s names.
 func (s setup) open(ctx context.Context, holder string) (*objstore.Store, coord.Coordinator, error) {
-	var b objstore.Backend
+	var b driver.Backend
 	var err error
 	switch s.Backend {
 	case "s3":

@@ -16,6 +16,7 @@ import (
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // On every store and coordinator pair against the real servers: a token
@@ -57,7 +58,7 @@ func runTokens(t *testing.T, s setup) {
 	}
 	objects := func() string {
 		var keys []string
-		if err := store.Backend().List(ctx, s.Domain+"/", func(o objstore.ObjectInfo) error {
+		if err := store.Backend().List(ctx, s.Domain+"/", func(o driver.ObjectInfo) error {
 			keys = append(keys, o.Key)
 			return nil
 		}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Commit publishes changes to domain atomically under token: either every
@@ -55,9 +56,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 	if c.holder == "" {
 		c.holder = s.opts.Holder
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
-	if err := s.ensureProbed(ctx); err != nil {
+	if err := s.probe(ctx); err != nil {
 		return Commit{}, err
 	}
 	for _, ch := range changes {
@@ -263,14 +262,14 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		c.uncertain, c.lastErr = true, err
 		c.pending, c.pendingBase = true, base.Seq
 		switch {
-		case errors.Is(err, ErrPreconditionFailed), errors.Is(err, ErrNotFound):
+		case errors.Is(err, driver.ErrPreconditionFailed):
 			// Another commit landed first, or (after a retry underneath
 			// us) our own did: read again and decide.
 			s.opts.Logger.Debug("objstore: manifest changed, re-reading", "domain", c.domain, "commit", c.id)
-		case errors.Is(err, ErrConflict):
+		case errors.Is(err, driver.ErrConflict):
 			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
 			if werr := bo.Wait(ctx); werr != nil {
-				return Commit{}, c.unknown(fmt.Errorf("%w (last error: %v)", werr, err))
+				return Commit{}, c.unknown(fmt.Errorf("%w (last error: %w)", werr, err))
 			}
 		default:
 			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)

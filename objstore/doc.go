@@ -9,12 +9,22 @@
 // token gets a *FencedError, and nothing it sent becomes visible.
 //
 // A Store is concrete and owns all of this: validation, fencing,
-// checksums, retries and ambiguity resolution. It sits on a narrow Backend
+// checksums, retries and ambiguity resolution. It sits on a narrow backend
 // interface (get, head, conditional put, delete, list) that backends
 // implement: memstore (in memory, with fault hooks, for tests), filestore
 // (a local directory, the embedded default), s3store (aws-sdk-go-v2) and
-// miniostore (minio-go). The conformance suites in objstoretest run
-// against every backend.
+// miniostore (minio-go). The conformance suites in driver/drivertest and
+// objstoretest run against every backend.
+//
+// # Timing
+//
+// No operation has a deadline it was not given: a Put of a slow producer,
+// or of many gigabytes, lasts as long as the caller's context allows.
+// What is bounded is each request, by the backend's per-request timeouts
+// (package transport: connect, first byte, idle), and the retries of one
+// operation, which end with the caller's context or after 10 pauses
+// without success (about 4 seconds of backing off). Safety never depends
+// on either: they only decide when an operation gives up.
 //
 // # Errors
 //

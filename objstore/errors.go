@@ -3,6 +3,8 @@ package objstore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Errors returned by Store. Test for them with errors.Is; the typed errors
@@ -12,7 +14,7 @@ var (
 	// accepted token. Its *FencedError names both tokens.
 	ErrFenced = errors.New("objstore: fenced")
 	// ErrOutcomeUnknown: the store may or may not have applied the commit
-	// and reading it back could not tell before the deadline. It is never
+	// and reading it back could not tell before the caller's context ended or the retries ran out. It is never
 	// returned for a commit known to have failed. Retrying with the same
 	// commit id (CommitOptions.ID) is safe.
 	ErrOutcomeUnknown = errors.New("objstore: outcome unknown")
@@ -29,7 +31,9 @@ var (
 	ErrInvalid = errors.New("objstore: invalid argument")
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// fencing cannot work on it.
-	ErrUnsafeStore = errors.New("objstore: store ignores conditional writes")
+	ErrUnsafeStore = driver.ErrUnsafeStore
+	// ErrNotFound: the domain, the key, or the bucket does not exist.
+	ErrNotFound = driver.ErrNotFound
 )
 
 // FencedError reports a write rejected because a higher token has already

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // A domain's floor marker, <domain>/_fence/floor.json, is written once,
@@ -42,8 +44,8 @@ func (s *Store) writeFloor(ctx context.Context, m *Manifest) {
 		return
 	}
 	data = append(data, '\n')
-	_, err = s.b.Put(ctx, FloorKey(m.Domain), bytes.NewReader(data), int64(len(data)), PutOptions{IfNoneMatch: true, ContentType: "application/json"})
-	if err != nil && !errors.Is(err, ErrPreconditionFailed) {
+	_, err = s.b.Put(ctx, FloorKey(m.Domain), bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: "application/json"})
+	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
 		s.opts.Logger.Warn("objstore: could not write the domain's floor marker; gc will", "domain", m.Domain, "err", err)
 	}
 }

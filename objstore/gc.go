@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // CollectResult counts what Collect found.
@@ -51,8 +53,6 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if grace < 0 {
 		return res, &InvalidError{What: "grace", Value: grace.String(), Reason: "negative"}
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
 	sn, err := s.Snapshot(ctx, domain)
 	if err != nil {
 		return res, err
@@ -93,7 +93,7 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 			doomed = append(doomed, object)
 		}
 	}
-	err = s.b.List(ctx, VersionPrefix(domain), func(o ObjectInfo) error {
+	err = s.b.List(ctx, VersionPrefix(domain), func(o driver.ObjectInfo) error {
 		res.Scanned++
 		if live[o.Key] {
 			res.Live++
@@ -114,7 +114,7 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list versions: %w", domain, err)
 	}
-	err = s.b.List(ctx, domain+shardDir, func(o ObjectInfo) error {
+	err = s.b.List(ctx, domain+shardDir, func(o driver.ObjectInfo) error {
 		res.Scanned++
 		if live[o.Key] {
 			res.Live++

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // errStopList stops a List walk after its first object.
@@ -46,7 +47,7 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 		}
 		s.opts.Logger.Debug("objstore: retrying manifest read", "domain", domain, "err", err)
 		if werr := bo.Wait(ctx); werr != nil {
-			return nil, "", fmt.Errorf("objstore: read manifest %q: %w (last error: %v)", key, werr, err)
+			return nil, "", fmt.Errorf("objstore: read manifest %q: %w (last error: %w)", key, werr, err)
 		}
 	}
 }
@@ -54,20 +55,19 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Manifest, string, error) {
 	var (
 		rc   io.ReadCloser
-		info ObjectInfo
+		info driver.ObjectInfo
 		err  error
 	)
-	cg, canRevalidate := s.b.(ConditionalGetter)
+	var opts driver.GetOptions
 	cached, cachedETag, ok := s.cache.get(domain)
-	if canRevalidate && ok {
+	if ok {
 		// Revalidate the cached manifest: 304 costs a round trip but no
 		// transfer and no decoding.
-		rc, info, err = cg.GetIfNoneMatch(ctx, key, cachedETag)
-		if errors.Is(err, ErrNotModified) {
-			return cached, cachedETag, nil
-		}
-	} else {
-		rc, info, err = s.b.Get(ctx, key)
+		opts.IfNoneMatch = cachedETag
+	}
+	rc, info, err = s.b.Get(ctx, key, opts)
+	if ok && errors.Is(err, driver.ErrNotModified) {
+		return cached, cachedETag, nil
 	}
 	if errors.Is(err, ErrNotFound) {
 		err = s.checkNoEvidence(ctx, domain, key)
@@ -78,7 +78,7 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 		// and uploaded a version after our read: look once more, and
 		// fail closed only if the manifest is still missing.
 		var again error
-		rc, info, again = s.b.Get(ctx, key)
+		rc, info, again = s.b.Get(ctx, key, driver.GetOptions{})
 		if errors.Is(again, ErrNotFound) {
 			return nil, "", err
 		}
@@ -109,7 +109,7 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string) error {
 	var found string
 	lease := SystemKey(domain, "lease.json")
-	err := s.b.List(ctx, domain+systemDir, func(o ObjectInfo) error {
+	err := s.b.List(ctx, domain+systemDir, func(o driver.ObjectInfo) error {
 		if o.Key == lease || o.Key == manifestKey {
 			return nil
 		}
@@ -132,7 +132,10 @@ func (s *Store) putManifest(ctx context.Context, m *Manifest, etag string) (stri
 	if err != nil {
 		return "", err
 	}
-	opts := PutOptions{IfMatch: etag, IfNoneMatch: etag == "", ContentType: "application/json"}
+	opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: "application/json"}
+	if etag == "" {
+		opts.Mode = driver.Create{}
+	}
 	info, err := s.b.Put(ctx, ManifestKey(m.Domain), bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return "", err

@@ -8,21 +8,26 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
 // ignoring drops some conditional headers, as some proxies do.
 type ignoring struct {
-	objstore.Backend
+	driver.Backend
 	dropIfNoneMatch, dropIfMatch bool
 }
 
-func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o objstore.PutOptions) (objstore.ObjectInfo, error) {
-	if b.dropIfNoneMatch {
-		o.IfNoneMatch = false
-	}
-	if b.dropIfMatch {
-		o.IfMatch = ""
+func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
+	switch o.Mode.(type) {
+	case driver.Create:
+		if b.dropIfNoneMatch {
+			o.Mode = nil
+		}
+	case driver.Update:
+		if b.dropIfMatch {
+			o.Mode = nil
+		}
 	}
 	return b.Backend.Put(ctx, key, r, size, o)
 }

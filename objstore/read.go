@@ -12,6 +12,8 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Reads need no lease and no token: they read the manifest, then the
@@ -31,8 +33,6 @@ func (s *Store) Snapshot(ctx context.Context, domain string) (*Snapshot, error) 
 	if err := ValidateDomain(domain); err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
 	m, _, err := s.loadManifest(ctx, domain)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if data, ok := cache.get(v.Object); ok {
 		return &Reader{Version: v, rc: io.NopCloser(bytes.NewReader(data)), h: sha256.New()}, nil
 	}
-	rc, _, err := sn.s.b.Get(ctx, v.Object)
+	rc, _, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("objstore: read %q in domain %q (version %q): %w", key, sn.domain, v.Object, err)
 	}
@@ -207,8 +207,6 @@ func (s *Store) Manifest(ctx context.Context, domain string) (*Manifest, error) 
 	if err := ValidateDomain(domain); err != nil {
 		return nil, err
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
 	m, _, err := s.loadManifest(ctx, domain)
 	if err != nil || m == nil {
 		return nil, err

@@ -5,14 +5,6 @@ import (
 	"errors"
 )
 
-// withDeadline applies the store's default deadline when ctx has none.
-func (s *Store) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, s.opts.Deadline)
-}
-
 // transient reports whether a read error is worth retrying: anything but a
 // definite answer (not found), a caller's cancellation, or bad data.
 func transient(ctx context.Context, err error) bool {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Large domains keep their keys in shards: immutable, content-addressed
@@ -226,7 +227,7 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 	var data []byte
 	bo := new(backoff.Backoff)
 	for {
-		rc, _, err := s.b.Get(ctx, ref.Object)
+		rc, _, err := s.b.Get(ctx, ref.Object, driver.GetOptions{})
 		if err == nil {
 			data, err = io.ReadAll(io.LimitReader(rc, maxManifestSize+1))
 			rc.Close()
@@ -241,7 +242,7 @@ func (s *Store) loadShard(ctx context.Context, m *Manifest, ref ShardRef) (*shar
 			return nil, fmt.Errorf("objstore: read shard %q: %w", ref.Object, err)
 		}
 		if werr := bo.Wait(ctx); werr != nil {
-			return nil, fmt.Errorf("objstore: read shard %q: %w (last error: %v)", ref.Object, werr, err)
+			return nil, fmt.Errorf("objstore: read shard %q: %w (last error: %w)", ref.Object, werr, err)
 		}
 	}
 	d, err := decodeShard(m, ref, data)
@@ -338,16 +339,16 @@ func (s *Store) putShard(ctx context.Context, d *shardDoc, token uint64, attempt
 	ref := ShardRef{Prefix: d.Prefix, Object: shardObject(d.Domain, token, attempt, data), Count: len(d.Keys)}
 	bo := new(backoff.Backoff)
 	for {
-		_, err := s.b.Put(ctx, ref.Object, bytes.NewReader(data), int64(len(data)), PutOptions{IfNoneMatch: true, ContentType: "application/json"})
-		if err == nil || errors.Is(err, ErrPreconditionFailed) {
+		_, err := s.b.Put(ctx, ref.Object, bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: "application/json"})
+		if err == nil || errors.Is(err, driver.ErrPreconditionFailed) {
 			s.shards.put(ref.Object, d)
 			return ref, nil
 		}
-		if !transient(ctx, err) && !errors.Is(err, ErrConflict) {
+		if !transient(ctx, err) && !errors.Is(err, driver.ErrConflict) {
 			return ShardRef{}, fmt.Errorf("objstore: write shard %q: %w", ref.Object, err)
 		}
 		if werr := bo.Wait(ctx); werr != nil {
-			return ShardRef{}, fmt.Errorf("objstore: write shard %q: %w (last error: %v)", ref.Object, werr, err)
+			return ShardRef{}, fmt.Errorf("objstore: write shard %q: %w (last error: %w)", ref.Object, werr, err)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -122,7 +123,7 @@ func TestLargeDomainCommitCost(t *testing.T) {
 	if n := mem.Calls(memstore.OpPut) - puts; n != 2 {
 		t.Fatalf("small commit on a 10,000-key domain made %d puts, want 2", n)
 	}
-	rc, info, err := mem.Get(ctx, objstore.ManifestKey("d"))
+	rc, info, err := mem.Get(ctx, objstore.ManifestKey("d"), driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestV1ManifestMigrates(t *testing.T) {
 	for i := 200; i < 400; i++ {
 		k := fmt.Sprintf("k%03d", i)
 		obj := objstore.VersionKey("d", k, 1, "old")
-		if _, err := mem.Put(ctx, obj, strings.NewReader(k), int64(len(k)), objstore.PutOptions{}); err != nil {
+		if _, err := mem.Put(ctx, obj, strings.NewReader(k), int64(len(k)), driver.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256([]byte(k))

@@ -1,10 +1,13 @@
 package objstore
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Store makes writes to a Backend safe against stale lease holders. Every
@@ -16,9 +19,8 @@ import (
 // A Store is safe for concurrent use. It owns fencing, validation,
 // checksums and retries; the Backend only stores bytes.
 type Store struct {
-	b        Backend
+	b        driver.Backend
 	opts     Options
-	probe    probeState
 	cache    manifestCache
 	versions *versionCache
 	shards   shardCache
@@ -31,9 +33,6 @@ type Options struct {
 	// Holder is recorded in the manifest's commit log for diagnostics.
 	// Default: "<hostname>/<pid>".
 	Holder string
-	// Deadline bounds one operation, retries included, when the caller's
-	// context has no earlier deadline. Default 30s.
-	Deadline time.Duration
 	// LogLimit is the number of recent commits kept in the manifest's
 	// commit log. Default 64. It also bounds how far back an ambiguous
 	// commit can be recognised by its id.
@@ -64,7 +63,7 @@ type Options struct {
 }
 
 // New returns a Store over b. opts may be nil.
-func New(b Backend, opts *Options) *Store {
+func New(b driver.Backend, opts *Options) *Store {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -72,9 +71,6 @@ func New(b Backend, opts *Options) *Store {
 	if o.Holder == "" {
 		host, _ := os.Hostname()
 		o.Holder = fmt.Sprintf("%s/%d", host, os.Getpid())
-	}
-	if o.Deadline <= 0 {
-		o.Deadline = 30 * time.Second
 	}
 	if o.LogLimit <= 0 {
 		o.LogLimit = 64
@@ -101,7 +97,16 @@ func New(b Backend, opts *Options) *Store {
 }
 
 // Backend returns the backend the store writes to.
-func (s *Store) Backend() Backend { return s.b }
+func (s *Store) Backend() driver.Backend { return s.b }
+
+// probe runs the capability probe (driver.Probe, once per location) before
+// the store's first write, unless Options.SkipProbe is set.
+func (s *Store) probe(ctx context.Context) error {
+	if s.opts.SkipProbe {
+		return nil
+	}
+	return driver.Probe(ctx, s.b)
+}
 
 // Close closes the backend.
 func (s *Store) Close() error { return s.b.Close() }

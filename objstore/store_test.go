@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -143,7 +144,7 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 	creating, proceed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && c.Key == objstore.ManifestKey("d") && c.Opts.IfNoneMatch {
+		if c.Op == memstore.OpPut && c.Key == objstore.ManifestKey("d") && isCreate(c.Opts) {
 			hit := false
 			once.Do(func() { hit = true })
 			if hit {
@@ -171,4 +172,9 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 			t.Fatalf("read %s = %q, %v; want %q", k, got, err, want)
 		}
 	}
+}
+
+func isCreate(o driver.PutOptions) bool {
+	_, ok := o.Mode.(driver.Create)
+	return ok
 }

@@ -10,8 +10,10 @@ import (
 	"io"
 	"sync"
 
-	"github.com/fencedstore/fence/internal/backoff"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // upload writes every put of c to its write-once version object, in
@@ -52,14 +54,14 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 	bo := new(backoff.Backoff)
 	for {
 		hr := &hashingReader{r: ch.Body, h: sha256.New()}
-		_, err := s.b.Put(ctx, vk, hr, ch.Size, PutOptions{IfNoneMatch: true})
+		_, err := s.b.Put(ctx, vk, hr, ch.Size, driver.PutOptions{Mode: driver.Create{}})
 		if err == nil {
 			if ch.Size >= 0 && hr.n != ch.Size {
 				return Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, hr.n, ch.Size)
 			}
 			return Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
 		}
-		if errors.Is(err, ErrPreconditionFailed) {
+		if errors.Is(err, driver.ErrPreconditionFailed) {
 			// The version exists. Its name is this attempt's alone, so it
 			// is our own upload, answered 412 on a retry by the SDK or a
 			// proxy after its first reply was lost. Accept it only if it
@@ -77,7 +79,7 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 		}
 		s.opts.Logger.Debug("objstore: retrying version upload", "key", vk, "err", err)
 		if werr := bo.Wait(ctx); werr != nil {
-			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %v)", ch.Key, vk, werr, err)
+			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %w)", ch.Key, vk, werr, err)
 		}
 		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
 			return Entry{}, fmt.Errorf("objstore: upload %q: rewind for retry: %w", ch.Key, serr)
@@ -89,7 +91,7 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 // bytes hr has hashed.
 func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashingReader) (Entry, error) {
 	want := hex.EncodeToString(hr.h.Sum(nil))
-	rc, _, err := c.s.b.Get(ctx, vk)
+	rc, _, err := c.s.b.Get(ctx, vk, driver.GetOptions{})
 	if err != nil {
 		return Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
 	}

@@ -11,18 +11,19 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/scenario"
 )
 
-func backends(t *testing.T) map[string]objstore.Backend {
+func backends(t *testing.T) map[string]driver.Backend {
 	fs, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	return map[string]objstore.Backend{"memstore": memstore.New(), "filestore": fs}
+	return map[string]driver.Backend{"memstore": memstore.New(), "filestore": fs}
 }
 
 func TestStaleHolder(t *testing.T) {

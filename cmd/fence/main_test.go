@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,12 @@ func (r result) String() string {
 // as input.
 func (c *cli) run(stdin string, args ...string) result {
 	c.t.Helper()
+	return c.runFrom(strings.NewReader(stdin), args...)
+}
+
+// runFrom is run with stdin read from r.
+func (c *cli) runFrom(r io.Reader, args ...string) result {
+	c.t.Helper()
 	args = append(append([]string(nil), c.global...), args...)
 	if c.store != "" {
 		args = append([]string{"--store", c.store}, args...)
@@ -84,7 +91,7 @@ func (c *cli) run(stdin string, args ...string) result {
 	// A race-enabled binary otherwise sleeps a second at exit.
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
 	cmd.Env = append(cmd.Env, c.env...)
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdin = r
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/fencedstore/fence/config"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Environment variables the CLI reads. Flags win over them.
@@ -35,14 +37,19 @@ type app struct {
 	getenv         func(string) string
 
 	// openBackend opens a store URL; tests replace it.
-	openBackend func(context.Context, string) (objstore.Backend, error)
+	openBackend func(context.Context, string) (driver.Backend, error)
 
 	storeURL  string
 	coordURL  string
 	json      bool
 	skipProbe bool
+	timeout   time.Duration
 	warned    bool // the --unsafe-skip-probe warning was printed
+	cancels   []context.CancelFunc
 }
+
+// errTimeout ends a command that ran past --timeout.
+var errTimeout = errors.New("gave up: the command ran past its time limit")
 
 // run executes the fence command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -63,8 +70,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	for _, cancel := range a.cancels {
+		defer cancel()
+	}
 	if err == nil {
 		return exitOK
+	}
+	if cmd != nil && cmd.Context() != nil && context.Cause(cmd.Context()) == errTimeout && !errors.Is(err, errTimeout) {
+		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
 	}
 	code := exitCode(err)
 	fmt.Fprintf(stderr, "fence: %v\n", err)
@@ -103,6 +116,15 @@ token), 4 lease held by another holder.`,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE:          helpOnly,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// doctor and lease acquire have a --timeout of their own.
+			if f := cmd.Flags().Lookup("timeout"); f != nil && f == cmd.Root().PersistentFlags().Lookup("timeout") && f.Changed && a.timeout > 0 {
+				ctx, cancel := context.WithTimeoutCause(cmd.Context(), a.timeout, errTimeout)
+				a.cancels = append(a.cancels, cancel)
+				cmd.SetContext(ctx)
+			}
+			return nil
+		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
@@ -110,6 +132,7 @@ token), 4 lease held by another holder.`,
 	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
+	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
 	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
@@ -154,7 +177,7 @@ var (
 // function closes what was opened.
 //
 // Before a command writes, every backend it writes to must pass the
-// capability probe (objstore.Probe), so that a store ignoring conditional
+// capability probe (driver.Probe), so that a store ignoring conditional
 // writes is refused before anything is written, lease records included.
 // The probe runs here, once; the Store then skips its own. With
 // --unsafe-skip-probe it does not run, and a warning says so.
@@ -184,7 +207,7 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coord
 	}
 	// A store that writes asks the coordinator before a token raises a
 	// domain (objstore.Options.Issuer): only the token issued last may.
-	c, err := config.OpenCoordinator(ctx, coordURL, b)
+	c, err := config.OpenCoordinator(ctx, coordURL, b, &config.CoordinatorOptions{SkipProbe: skip})
 	if err != nil {
 		_ = b.Close()
 		return nil, nil, nil, fail(err)
@@ -205,8 +228,8 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coord
 
 // probe runs the capability probe on b, which what (at rawURL) names.
 // A store that ignores conditional writes fails with exit 1.
-func probe(ctx context.Context, what, rawURL string, b objstore.Backend) error {
-	err := objstore.Probe(ctx, b)
+func probe(ctx context.Context, what, rawURL string, b driver.Backend) error {
+	err := driver.Probe(ctx, b)
 	if err == nil {
 		return nil
 	}

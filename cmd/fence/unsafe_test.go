@@ -7,26 +7,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
 // ignoring is a backend that drops conditional headers, as some
 // S3-compatible stores and proxies do: fencing cannot work on it.
-type ignoring struct{ objstore.Backend }
+type ignoring struct{ driver.Backend }
 
-func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o objstore.PutOptions) (objstore.ObjectInfo, error) {
-	o.IfMatch, o.IfNoneMatch = "", false
+func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
+	o.Mode = nil
 	return b.Backend.Put(ctx, key, r, size, o)
 }
 
+func (b ignoring) Location() string { return "ignoring+" + b.Backend.Location() }
+
 // runWith runs the CLI in this process with every store URL opening b.
-func runWith(t *testing.T, b objstore.Backend, env map[string]string, args ...string) result {
+func runWith(t *testing.T, b driver.Backend, env map[string]string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := newApp(strings.NewReader("data"), &out, &errb)
 	a.getenv = func(k string) string { return env[k] }
-	a.openBackend = func(context.Context, string) (objstore.Backend, error) { return b, nil }
+	a.openBackend = func(context.Context, string) (driver.Backend, error) { return b, nil }
 	code := a.run(t.Context(), append([]string{"--store", "mem://unsafe"}, args...))
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }

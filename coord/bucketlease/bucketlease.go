@@ -12,11 +12,8 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/internal/backoff"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
-
-// DefaultDeadline bounds one call, retries included, when its context has
-// no deadline.
-const DefaultDeadline = 30 * time.Second
 
 // Options tunes a Coordinator. nil or zero fields mean defaults.
 type Options struct {
@@ -24,22 +21,28 @@ type Options struct {
 	// holders of a domain should have clocks that agree within a small
 	// fraction of the lease TTL.
 	Clock coord.Clock
+	// SkipProbe turns off the capability probe (driver.Probe) that runs
+	// before the first write to the backend. Only for stores known to
+	// honour conditional writes: on one that ignores them, two holders
+	// can both take the lease.
+	SkipProbe bool
 }
 
 // Coordinator is a coord.Coordinator that keeps each domain's lease record
-// as an object in an objstore.Backend and changes it only with conditional
+// as an object in an driver.Backend and changes it only with conditional
 // writes. It is safe for concurrent use, also by many processes sharing
 // the backend.
 type Coordinator struct {
-	b     objstore.Backend
-	clock coord.Clock
+	b         driver.Backend
+	clock     coord.Clock
+	skipProbe bool
 }
 
 var _ coord.Coordinator = (*Coordinator)(nil)
 
 // New returns a Coordinator over b. opts may be nil. The Coordinator does
 // not close b.
-func New(b objstore.Backend, opts *Options) *Coordinator {
+func New(b driver.Backend, opts *Options) *Coordinator {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -47,11 +50,11 @@ func New(b objstore.Backend, opts *Options) *Coordinator {
 	if o.Clock == nil {
 		o.Clock = coord.SystemClock{}
 	}
-	return &Coordinator{b: b, clock: o.Clock}
+	return &Coordinator{b: b, clock: o.Clock, skipProbe: o.SkipProbe}
 }
 
 // Backend returns the backend the coordinator writes to.
-func (c *Coordinator) Backend() objstore.Backend { return c.b }
+func (c *Coordinator) Backend() driver.Backend { return c.b }
 
 // TryAcquire makes one acquisition: it fails with a *coord.HeldError when
 // another holder's lease is live, and otherwise writes a new token,
@@ -130,8 +133,6 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 	if err := coord.ValidateDomain(domain); err != nil {
 		return coord.State{}, err
 	}
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
 	r, _, err := c.read(ctx, domain, objstore.SystemKey(domain, RecordName))
 	if err != nil {
 		return coord.State{}, err
@@ -145,13 +146,18 @@ type decideFunc func(cur record, now time.Time) (record, error)
 
 // update is the read-decide-write loop behind every change: read the
 // record and its ETag, decide, write with If-Match (If-None-Match when
-// there is no record). A lost race (412, or 404 on If-Match) re-reads and
+// there is no record). A lost race (412) re-reads and
 // decides again; a conflict (409) backs off first. Any other write error
 // may hide a write that landed: the loop re-reads, and the write counts
 // as done if the record carries this update's attempt id.
 func (c *Coordinator) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
+	if !c.skipProbe {
+		// Prove the backend honours conditional writes before the first
+		// write to it (once per location and process).
+		if err := driver.Probe(ctx, c.b); err != nil {
+			return record{}, fmt.Errorf("bucketlease: %s %q: %w", op, domain, err)
+		}
+	}
 	key := objstore.SystemKey(domain, RecordName)
 	attempt := rand.Text()
 	var (
@@ -184,14 +190,17 @@ func (c *Coordinator) update(ctx context.Context, op, domain string, decide deci
 		if err != nil {
 			return record{}, err
 		}
-		opts := objstore.PutOptions{IfMatch: etag, IfNoneMatch: etag == "", ContentType: "application/json"}
+		opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: "application/json"}
+		if etag == "" {
+			opts.Mode = driver.Create{}
+		}
 		_, err = c.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
 		switch {
 		case err == nil:
 			return next, nil
-		case errors.Is(err, objstore.ErrPreconditionFailed), errors.Is(err, objstore.ErrNotFound) && etag != "":
+		case errors.Is(err, driver.ErrPreconditionFailed):
 			// Someone else wrote (or deleted) the record: decide again.
-		case errors.Is(err, objstore.ErrConflict):
+		case errors.Is(err, driver.ErrConflict):
 			if werr := bo.Wait(ctx); werr != nil {
 				return fail(fmt.Errorf("bucketlease: %s %q: %w after write conflicts: %w", op, domain, werr, err))
 			}
@@ -222,7 +231,7 @@ func (c *Coordinator) read(ctx context.Context, domain, key string) (record, str
 }
 
 func (c *Coordinator) readOnce(ctx context.Context, domain, key string) (record, string, error) {
-	rc, info, err := c.b.Get(ctx, key)
+	rc, info, err := c.b.Get(ctx, key, driver.GetOptions{})
 	if errors.Is(err, objstore.ErrNotFound) {
 		return record{}, "", nil
 	}
@@ -272,11 +281,3 @@ func lost(l coord.Lease, detail string) error {
 func stamp(now time.Time, ttl time.Duration) time.Time { return now.Add(ttl).Round(0).UTC() }
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
-// withDeadline applies DefaultDeadline when ctx has none.
-func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, DefaultDeadline)
-}

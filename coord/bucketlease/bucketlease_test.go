@@ -17,6 +17,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -32,7 +33,42 @@ func newCoord(t *testing.T) (*bucketlease.Coordinator, *memstore.Backend, *coord
 	t.Helper()
 	b := memstore.New()
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
-	return bucketlease.New(b, &bucketlease.Options{Clock: clk}), b, clk
+	// The probe's writes would be counted and hooked like the record's;
+	// TestProbesBeforeTheFirstWrite covers it.
+	return bucketlease.New(b, &bucketlease.Options{Clock: clk, SkipProbe: true}), b, clk
+}
+
+// ignoring drops conditional headers, as some proxies do.
+type ignoring struct{ driver.Backend }
+
+func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
+	o.Mode = nil
+	return b.Backend.Put(ctx, key, r, size, o)
+}
+
+func (b ignoring) Location() string { return "ignoring+" + b.Backend.Location() }
+
+// TestProbesBeforeTheFirstWrite: over a store that ignores conditional
+// writes, every write is refused with ErrUnsafeStore and nothing, a lease
+// record least of all, is written; over an honest store the probe leaves
+// nothing behind.
+func TestProbesBeforeTheFirstWrite(t *testing.T) {
+	mem := memstore.New()
+	c := bucketlease.New(ignoring{mem}, nil)
+	_, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: "A", TTL: time.Second})
+	if !errors.Is(err, driver.ErrUnsafeStore) {
+		t.Fatalf("TryAcquire over a store that ignores conditions: %v, want ErrUnsafeStore", err)
+	}
+	if keys := mem.Keys(); len(keys) != 0 {
+		t.Fatalf("refused store was written to: %v", keys)
+	}
+	c = bucketlease.New(mem, nil)
+	if _, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: "A", TTL: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if keys := mem.Keys(); len(keys) != 1 || keys[0] != key {
+		t.Fatalf("objects after one acquisition: %v, want only %q", keys, key)
+	}
 }
 
 func ctx(t *testing.T) context.Context {
@@ -50,9 +86,9 @@ func acquire(t *testing.T, c coord.Coordinator, holder string) coord.Lease {
 	return l
 }
 
-func readRecord(t *testing.T, b objstore.Backend) []byte {
+func readRecord(t *testing.T, b driver.Backend) []byte {
 	t.Helper()
-	rc, _, err := b.Get(t.Context(), key)
+	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("get %q: %v", key, err)
 	}
@@ -225,7 +261,7 @@ func TestRecordDeletedMidWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.SetHook(func(ctx context.Context, call memstore.Call) memstore.Fault {
-		if call.Op == memstore.OpPut && call.Opts.IfMatch != "" {
+		if call.Op == memstore.OpPut && isUpdate(call.Opts) {
 			b.SetHook(nil)
 			if err := b.Delete(ctx, key); err != nil {
 				t.Error(err)
@@ -394,4 +430,9 @@ func TestSharedDirectory(t *testing.T) {
 	if n := winners.Load(); n != 1 {
 		t.Fatalf("%d winners; want 1", n)
 	}
+}
+
+func isUpdate(o driver.PutOptions) bool {
+	_, ok := o.Mode.(driver.Update)
+	return ok
 }

@@ -1,6 +1,6 @@
 // Package bucketlease is a coord.Coordinator that keeps each domain's
 // lease record as an object in the bucket itself, updated only by
-// conditional writes. It needs nothing but an objstore.Backend that honours
+// conditional writes. It needs nothing but an driver.Backend that honours
 // If-Match and If-None-Match, which makes it the embedded default and the
 // choice for MinIO without DynamoDB.
 //
@@ -22,14 +22,15 @@
 // # Writes
 //
 // Every change reads the record and its ETag and writes the next record
-// with If-Match (If-None-Match when there is none). A lost race (412, or
-// 404 on If-Match) re-reads and decides again; a 409 conflict backs off
+// with If-Match (If-None-Match when there is none). A lost race (412)
+// re-reads and decides again; a 409 conflict backs off
 // with jitter first. Any other write error may hide a write that landed:
 // the coordinator reads the record back and counts the write as done if
 // it carries the write's attempt id. When that cannot be settled before
-// the deadline the error says "outcome unknown": an acquisition may then
-// have landed, and its lease simply expires. All retries of a call share
-// its context's deadline, DefaultDeadline when it has none.
+// the caller's context ends or the retries run out (10 pauses, about 4 s)
+// the error says "outcome unknown": an acquisition may then have landed,
+// and its lease simply expires. No call has a deadline of its own; the
+// backend's per-request timeouts bound each round trip.
 //
 // # Corrupt records
 //

@@ -34,8 +34,6 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 	if err := coord.ValidateRequest(req); err != nil {
 		return coord.Lease{}, err
 	}
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
 	attempt := rand.Text()
 	var (
 		bo     backoff.Backoff

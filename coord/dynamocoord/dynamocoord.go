@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"time"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/transport"
 )
-
-// DefaultDeadline bounds one call, retries included, when its context has
-// no deadline.
-const DefaultDeadline = 30 * time.Second
 
 // Options tunes a Coordinator. nil or zero fields mean defaults.
 type Options struct {
@@ -39,6 +37,9 @@ type OpenOptions struct {
 	Region string
 	// Clock is passed on as Options.Clock.
 	Clock coord.Clock
+	// Timeouts bound each request (connect, first byte, idle); zero
+	// fields take transport's defaults.
+	Timeouts transport.Timeouts
 }
 
 // itemAPI lists the DynamoDB calls a Coordinator makes, so that tests can
@@ -120,7 +121,7 @@ func NewClient(ctx context.Context, opts *OpenOptions) (*dynamodb.Client, error)
 			return nil, err
 		}
 	}
-	var load []func(*config.LoadOptions) error
+	load := []func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(o.Timeouts.Apply))}
 	if o.Region != "" {
 		load = append(load, config.WithRegion(o.Region))
 	}
@@ -178,12 +179,4 @@ func validateTable(table string) error {
 		}
 	}
 	return nil
-}
-
-// withDeadline applies DefaultDeadline when ctx has none.
-func withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, DefaultDeadline)
 }

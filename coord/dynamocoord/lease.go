@@ -80,8 +80,6 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 	if err := coord.ValidateDomain(domain); err != nil {
 		return coord.State{}, err
 	}
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
 	it, err := c.get(ctx, domain)
 	if err != nil {
 		return coord.State{}, err
@@ -97,8 +95,6 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 // naming who holds it). Ambiguous failures and throttling are retried
 // until ctx ends.
 func (c *Coordinator) change(ctx context.Context, op string, l coord.Lease, build func(now time.Time, attempt string) *dynamodb.UpdateItemInput) (item, error) {
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
 	attempt := rand.Text()
 	var (
 		bo     backoff.Backoff

@@ -61,7 +61,7 @@ func createTable(ctx context.Context, api tableAPI, table string) error {
 
 // waitActive polls until table is ACTIVE with the right key schema.
 func waitActive(ctx context.Context, api tableAPI, table string) error {
-	bo := backoff.Backoff{Base: 100 * time.Millisecond, Max: 5 * time.Second}
+	bo := backoff.Backoff{Base: 100 * time.Millisecond, Max: 5 * time.Second, Limit: -1} // bounded by TableDeadline
 	for {
 		desc, err := describeTable(ctx, api, table)
 		if err != nil && !isNotFound(err) { // not found: not visible yet
@@ -90,8 +90,6 @@ func waitActive(ctx context.Context, api tableAPI, table string) error {
 // A missing table fails with ErrTableNotFound, a wrong key with
 // ErrWrongSchema.
 func (c *Coordinator) CheckTable(ctx context.Context) error {
-	ctx, cancel := withDeadline(ctx)
-	defer cancel()
 	desc, err := describeTable(ctx, c.api, c.table)
 	if err != nil {
 		return tableError("check table", "", c.table, err)

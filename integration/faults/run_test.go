@@ -25,6 +25,7 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
 
@@ -87,7 +88,7 @@ type run struct {
 	stoppedByUs map[int]bool
 	takers      int
 	crashes     []string // servers that crashed on their own
-	direct      objstore.Backend
+	direct      driver.Backend
 	directCo    coord.Coordinator
 	healedAt    int64
 	notes       []string
@@ -553,7 +554,7 @@ func (r *run) watchServers() func() {
 }
 
 // directBackend returns the backend that reaches MinIO directly.
-func (r *run) directBackend() objstore.Backend { return r.direct }
+func (r *run) directBackend() driver.Backend { return r.direct }
 
 // directCoord returns the run's coordinator, reaching dynalite (or, for
 // bucket leases, MinIO) directly.

@@ -31,3 +31,22 @@ func TestSleepHonoursContext(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestWaitStopsAtLimit(t *testing.T) {
+	b := Backoff{Base: time.Microsecond, Max: time.Microsecond, Limit: 3}
+	for i := range 3 {
+		if err := b.Wait(context.Background()); err != nil {
+			t.Fatalf("wait %d: %v", i, err)
+		}
+	}
+	b.Reset()
+	if err := b.Wait(context.Background()); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("wait 4 = %v, want ErrExhausted", err)
+	}
+	unlimited := Backoff{Base: time.Microsecond, Max: time.Microsecond, Limit: -1}
+	for i := range 3 * DefaultLimit {
+		if err := unlimited.Wait(context.Background()); err != nil {
+			t.Fatalf("unlimited wait %d: %v", i, err)
+		}
+	}
+}

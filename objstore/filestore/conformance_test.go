@@ -3,12 +3,13 @@ package filestore_test
 import (
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
-func newBackend(t *testing.T) objstore.Backend {
+func newBackend(t *testing.T) driver.Backend {
 	b, err := filestore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -16,6 +17,6 @@ func newBackend(t *testing.T) objstore.Backend {
 	return b
 }
 
-func TestConformance(t *testing.T) { objstoretest.RunBackend(t, newBackend) }
+func TestConformance(t *testing.T) { drivertest.Run(t, newBackend) }
 
 func TestStoreConformance(t *testing.T) { objstoretest.RunStore(t, newBackend) }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -38,7 +38,7 @@ func TestCrossProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	initial := put(t, b, sharedKey, "initial", objstore.PutOptions{})
+	initial := put(t, b, sharedKey, "initial", driver.PutOptions{})
 
 	type child struct {
 		cmd   *exec.Cmd
@@ -151,8 +151,8 @@ func TestCrossProcessChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		data := fmt.Sprintf("process %s iteration %d", id, i)
-		info, err := b.Put(t.Context(), sharedKey, strings.NewReader(data), int64(len(data)), objstore.PutOptions{IfMatch: seen.ETag})
-		if errors.Is(err, objstore.ErrPreconditionFailed) {
+		info, err := b.Put(t.Context(), sharedKey, strings.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Update{ETag: seen.ETag}})
+		if errors.Is(err, driver.ErrPreconditionFailed) {
 			continue
 		}
 		if err != nil {

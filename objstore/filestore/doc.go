@@ -1,4 +1,4 @@
-// Package filestore is an objstore.Backend over a local directory: fence's
+// Package filestore is an driver.Backend over a local directory: fence's
 // embedded default.
 //
 // # Guarantees
@@ -53,7 +53,7 @@
 // # Errors
 //
 // A missing object, and If-Match on a missing key, are reported with
-// errors matching objstore.ErrNotFound; a failed precondition with
-// objstore.ErrPreconditionFailed. Errors name the key, and the file when a
+// errors matching driver.ErrNotFound; a failed precondition with
+// driver.ErrPreconditionFailed. Errors name the key, and the file when a
 // file is at fault.
 package filestore

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -25,18 +25,18 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	v1, err := b.Put(ctx, "reports/monthly", strings.NewReader("v1"), 2, objstore.PutOptions{IfNoneMatch: true})
+	v1, err := b.Put(ctx, "reports/monthly", strings.NewReader("v1"), 2, driver.PutOptions{Mode: driver.Create{}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := b.Put(ctx, "reports/monthly", strings.NewReader("v2"), 2, objstore.PutOptions{IfMatch: v1.ETag}); err != nil {
+	if _, err := b.Put(ctx, "reports/monthly", strings.NewReader("v2"), 2, driver.PutOptions{Mode: driver.Update{ETag: v1.ETag}}); err != nil {
 		log.Fatal(err)
 	}
 	// A second write from the same stale ETag loses.
-	_, err = b.Put(ctx, "reports/monthly", strings.NewReader("v3"), 2, objstore.PutOptions{IfMatch: v1.ETag})
-	fmt.Println(errors.Is(err, objstore.ErrPreconditionFailed))
+	_, err = b.Put(ctx, "reports/monthly", strings.NewReader("v3"), 2, driver.PutOptions{Mode: driver.Update{ETag: v1.ETag}})
+	fmt.Println(errors.Is(err, driver.ErrPreconditionFailed))
 
-	rc, _, err := b.Get(ctx, "reports/monthly")
+	rc, _, err := b.Get(ctx, "reports/monthly", driver.GetOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

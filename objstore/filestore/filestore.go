@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
-// Backend is an objstore.Backend over a local directory. It is safe for
+// Backend is an driver.Backend over a local directory. It is safe for
 // concurrent use, also by other processes that open the same directory.
 type Backend struct {
 	root    string // absolute
@@ -29,7 +29,7 @@ type Backend struct {
 	stripes [256]chan struct{}
 }
 
-var _ objstore.Backend = (*Backend)(nil)
+var _ driver.Backend = (*Backend)(nil)
 
 // Open returns a backend that stores objects under dir, creating dir if it
 // does not exist.
@@ -57,12 +57,15 @@ func Open(dir string) (*Backend, error) {
 // Dir returns the backend's directory, as an absolute path.
 func (b *Backend) Dir() string { return b.root }
 
+// Location names the directory: "file://" and its absolute path.
+func (b *Backend) Location() string { return "file://" + filepath.ToSlash(b.root) }
+
 // Close does nothing: the backend holds no open files between calls.
 func (b *Backend) Close() error { return nil }
 
 // notFound reports a missing object, keeping the OS error in the chain.
 func notFound(op, key string, err error) error {
-	return fmt.Errorf("filestore: %s %q: %w (%w)", op, key, objstore.ErrNotFound, err)
+	return fmt.Errorf("filestore: %s %q: %w (%w)", op, key, driver.ErrNotFound, err)
 }
 
 func isNotExist(err error) bool {
@@ -73,86 +76,93 @@ func isNotExist(err error) bool {
 
 // open opens the file of key and reads its header, leaving the file
 // positioned at the start of the content.
-func (b *Backend) open(op, key string) (*os.File, objstore.ObjectInfo, error) {
+func (b *Backend) open(op, key string) (*os.File, driver.ObjectInfo, error) {
 	path, _, err := b.objectPath(key)
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		if isNotExist(err) {
-			return nil, objstore.ObjectInfo{}, notFound(op, key, err)
+			return nil, driver.ObjectInfo{}, notFound(op, key, err)
 		}
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
 	}
 	info, err := fileInfo(f, path, key)
 	if err != nil {
 		f.Close()
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
 	}
 	return f, info, nil
 }
 
 // fileInfo reads the header of the object file f, at path, holding key.
-func fileInfo(f *os.File, path, key string) (objstore.ObjectInfo, error) {
+func fileInfo(f *os.File, path, key string) (driver.ObjectInfo, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return objstore.ObjectInfo{}, err // *fs.PathError names the file
+		return driver.ObjectInfo{}, err // *fs.PathError names the file
 	}
 	if !st.Mode().IsRegular() {
-		return objstore.ObjectInfo{}, fmt.Errorf("%s: bad object file: not a regular file", path)
+		return driver.ObjectInfo{}, fmt.Errorf("%s: bad object file: not a regular file", path)
 	}
 	etag, err := readHeader(f, path)
 	if err != nil {
-		return objstore.ObjectInfo{}, err
+		return driver.ObjectInfo{}, err
 	}
-	return objstore.ObjectInfo{Key: key, Size: st.Size() - int64(headerLen), ETag: etag, Modified: st.ModTime()}, nil
+	return driver.ObjectInfo{Key: key, Size: st.Size() - int64(headerLen), ETag: etag, Modified: st.ModTime()}, nil
 }
 
 // content is the reader Get returns: the object file past its header.
 // Hiding the *os.File keeps callers from seeking back into the header.
-type content struct{ f *os.File }
+type content struct {
+	f *os.File
+	r io.Reader // a range of f, or nil for the rest of f
+}
 
-func (c content) Read(p []byte) (int, error) { return c.f.Read(p) }
-func (c content) Close() error               { return c.f.Close() }
+func (c content) Read(p []byte) (int, error) {
+	if c.r != nil {
+		return c.r.Read(p)
+	}
+	return c.f.Read(p)
+}
+func (c content) Close() error { return c.f.Close() }
 
-// Get opens the object's content. Because a Put replaces the file by
-// rename, the reader sees one whole version even if the object is
-// overwritten or deleted while it is read.
-func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+// Get opens the object's content, or the part of it that opts asks for.
+// Because a Put replaces the file by rename, the reader sees one whole
+// version even if the object is overwritten or deleted while it is read.
+// A conditional get costs one open and one small read when the object is
+// unchanged: the ETag is in the file's header.
+func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, err)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, err)
 	}
 	f, info, err := b.open("get", key)
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
-	return content{f}, info, nil
-}
-
-// GetIfNoneMatch is Get, except that it fails with objstore.ErrNotModified
-// when the object's ETag equals etag. The ETag comes from the file's
-// header, so an unchanged object costs one open and one small read.
-func (b *Backend) GetIfNoneMatch(ctx context.Context, key, etag string) (io.ReadCloser, objstore.ObjectInfo, error) {
-	rc, info, err := b.Get(ctx, key)
-	if err != nil {
-		return nil, info, err
+	if opts.IfNoneMatch != "" && info.ETag == opts.IfNoneMatch {
+		f.Close()
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, driver.ErrNotModified)
 	}
-	if info.ETag == etag {
-		rc.Close()
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, objstore.ErrNotModified)
+	off, n := opts.Window(info.Size)
+	if off == 0 && n == info.Size {
+		return content{f: f}, info, nil
 	}
-	return rc, info, nil
+	if _, err := f.Seek(int64(headerLen)+off, io.SeekStart); err != nil {
+		f.Close()
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: get %q: %w", key, err)
+	}
+	return content{f: f, r: io.LimitReader(f, n)}, info, nil
 }
 
 // Head returns the object's metadata.
-func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
 	if err := ctx.Err(); err != nil {
-		return objstore.ObjectInfo{}, fmt.Errorf("filestore: head %q: %w", key, err)
+		return driver.ObjectInfo{}, fmt.Errorf("filestore: head %q: %w", key, err)
 	}
 	f, info, err := b.open("head", key)
 	if err != nil {
-		return objstore.ObjectInfo{}, err
+		return driver.ObjectInfo{}, err
 	}
 	f.Close()
 	return info, nil
@@ -160,16 +170,13 @@ func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, er
 
 // Put streams body to a temporary file, then, holding key's lock, checks
 // opts' precondition and renames the file into place.
-func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	path, dir, err := b.objectPath(key)
 	if err != nil {
-		return objstore.ObjectInfo{}, err
+		return driver.ObjectInfo{}, err
 	}
-	fail := func(err error) (objstore.ObjectInfo, error) {
-		return objstore.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, err)
-	}
-	if opts.IfMatch != "" && opts.IfNoneMatch {
-		return objstore.ObjectInfo{}, &objstore.InvalidError{What: "option", Value: "IfMatch and IfNoneMatch", Reason: "mutually exclusive"}
+	fail := func(err error) (driver.ObjectInfo, error) {
+		return driver.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
@@ -212,10 +219,10 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 // file in the temporary directory and syncs it. It returns the file, still
 // open and flocked, and the object's metadata without its key; the caller
 // closes the file once it has renamed or removed it.
-func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ *os.File, _ objstore.ObjectInfo, err error) {
+func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ *os.File, _ driver.ObjectInfo, err error) {
 	f, err := b.createTemp()
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
 	defer func() {
 		if err != nil {
@@ -224,7 +231,7 @@ func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ 
 		}
 	}()
 	if _, err := f.Write(make([]byte, headerLen)); err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
 	r := io.Reader(ctxReader{ctx, body})
 	if size >= 0 {
@@ -235,26 +242,26 @@ func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ 
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("reading body: %w", err)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("reading body: %w", err)
 	}
 	if size >= 0 && n != size {
 		if n > size {
-			return nil, objstore.ObjectInfo{}, fmt.Errorf("body is longer than size %d", size)
+			return nil, driver.ObjectInfo{}, fmt.Errorf("body is longer than size %d", size)
 		}
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("body has %d bytes, size says %d", n, size)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("body has %d bytes, size says %d", n, size)
 	}
 	sum := h.Sum(nil)
 	if _, err := f.WriteAt(formatHeader(sum), 0); err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
 	if err := f.Sync(); err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, err
+		return nil, driver.ObjectInfo{}, err
 	}
-	return f, objstore.ObjectInfo{Size: n, ETag: hex.EncodeToString(sum), Modified: st.ModTime()}, nil
+	return f, driver.ObjectInfo{Size: n, ETag: hex.EncodeToString(sum), Modified: st.ModTime()}, nil
 }
 
 // createTemp creates a new file in the temporary directory, recreating
@@ -302,22 +309,22 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // check tests opts' precondition against the file at path. The caller
 // holds the key's lock.
-func (b *Backend) check(path string, opts objstore.PutOptions) error {
-	switch {
-	case opts.IfNoneMatch:
+func (b *Backend) check(path string, opts driver.PutOptions) error {
+	switch m := opts.Mode.(type) {
+	case driver.Create:
 		_, err := os.Lstat(path)
 		switch {
 		case err == nil:
-			return fmt.Errorf("object exists (If-None-Match): %w", objstore.ErrPreconditionFailed)
+			return fmt.Errorf("object exists (If-None-Match): %w", driver.ErrPreconditionFailed)
 		case isNotExist(err):
 			return nil
 		default:
 			return err
 		}
-	case opts.IfMatch != "":
+	case driver.Update:
 		f, err := os.Open(path)
 		if isNotExist(err) {
-			return fmt.Errorf("If-Match on a missing object: %w", objstore.ErrNotFound)
+			return fmt.Errorf("If-Match on a missing object: %w", driver.ErrPreconditionFailed)
 		}
 		if err != nil {
 			return err
@@ -327,8 +334,8 @@ func (b *Backend) check(path string, opts objstore.PutOptions) error {
 		if err != nil {
 			return err
 		}
-		if etag != opts.IfMatch {
-			return fmt.Errorf("etag is %s, If-Match wants %s: %w", etag, opts.IfMatch, objstore.ErrPreconditionFailed)
+		if etag != m.ETag {
+			return fmt.Errorf("etag is %s, If-Match wants %s: %w", etag, m.ETag, driver.ErrPreconditionFailed)
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -28,7 +29,7 @@ func open(t *testing.T) (*filestore.Backend, string) {
 	return b, dir
 }
 
-func put(t *testing.T, b *filestore.Backend, key, data string, opts objstore.PutOptions) objstore.ObjectInfo {
+func put(t *testing.T, b *filestore.Backend, key, data string, opts driver.PutOptions) driver.ObjectInfo {
 	t.Helper()
 	info, err := b.Put(t.Context(), key, strings.NewReader(data), int64(len(data)), opts)
 	if err != nil {
@@ -39,7 +40,7 @@ func put(t *testing.T, b *filestore.Backend, key, data string, opts objstore.Put
 
 func get(t *testing.T, b *filestore.Backend, key string) string {
 	t.Helper()
-	rc, _, err := b.Get(t.Context(), key)
+	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -54,7 +55,7 @@ func get(t *testing.T, b *filestore.Backend, key string) string {
 func list(t *testing.T, b *filestore.Backend, prefix string) []string {
 	t.Helper()
 	var keys []string
-	if err := b.List(t.Context(), prefix, func(o objstore.ObjectInfo) error {
+	if err := b.List(t.Context(), prefix, func(o driver.ObjectInfo) error {
 		keys = append(keys, o.Key)
 		return nil
 	}); err != nil {
@@ -87,8 +88,8 @@ func tree(t *testing.T, dir string) []string {
 
 func TestLayout(t *testing.T) {
 	b, dir := open(t)
-	info := put(t, b, "Reports/2024 Q1/sum@v1%", "hello", objstore.PutOptions{})
-	put(t, b, "Reports", "top", objstore.PutOptions{})
+	info := put(t, b, "Reports/2024 Q1/sum@v1%", "hello", driver.PutOptions{})
+	put(t, b, "Reports", "top", driver.PutOptions{})
 	want := []string{".fence-locks", ".fence-tmp", "d.%52eports", "d.%52eports/d.2024%20%511", "d.%52eports/d.2024%20%511/f.sum%40v1%25", "f.%52eports"}
 	if got := tree(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("tree = %q, want %q", got, want)
@@ -122,7 +123,7 @@ func TestOpenNamesPath(t *testing.T) {
 
 func TestReopenSeesObjects(t *testing.T) {
 	b, dir := open(t)
-	put(t, b, "k", "v", objstore.PutOptions{})
+	put(t, b, "k", "v", driver.PutOptions{})
 	b2, err := filestore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -135,13 +136,13 @@ func TestReopenSeesObjects(t *testing.T) {
 func TestLongSegmentRejected(t *testing.T) {
 	b, _ := open(t)
 	ok := strings.Repeat("a", filestore.MaxSegmentLen)
-	put(t, b, ok+"/"+ok, "x", objstore.PutOptions{})
+	put(t, b, ok+"/"+ok, "x", driver.PutOptions{})
 	for _, key := range []string{
 		strings.Repeat("a", filestore.MaxSegmentLen+1),
 		"dir/" + strings.Repeat("A", filestore.MaxSegmentLen/3+1) + "/x",
 		strings.Repeat("é", filestore.MaxSegmentLen/6+1),
 	} {
-		_, err := b.Put(t.Context(), key, strings.NewReader("x"), 1, objstore.PutOptions{})
+		_, err := b.Put(t.Context(), key, strings.NewReader("x"), 1, driver.PutOptions{})
 		if !errors.Is(err, objstore.ErrInvalid) || !strings.Contains(err.Error(), key) {
 			t.Errorf("Put(%d-byte segment) error = %v, want ErrInvalid naming the key", len(key), err)
 		}
@@ -164,26 +165,26 @@ func TestBadHeaderIsAnError(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			b, dir := open(t)
-			put(t, b, "d/k", "good", objstore.PutOptions{})
+			put(t, b, "d/k", "good", driver.PutOptions{})
 			path := filepath.Join(dir, "d.d", "f.k")
 			if err := os.WriteFile(path, []byte(raw), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			check := func(op string, err error) {
 				t.Helper()
-				if err == nil || errors.Is(err, objstore.ErrNotFound) || !strings.Contains(err.Error(), path) {
+				if err == nil || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), path) {
 					t.Errorf("%s of a file with a bad header: error = %v, want one naming %s", op, err, path)
 				}
 			}
 			_, err := b.Head(t.Context(), "d/k")
 			check("Head", err)
-			_, _, err = b.Get(t.Context(), "d/k")
+			_, _, err = b.Get(t.Context(), "d/k", driver.GetOptions{})
 			check("Get", err)
-			check("List", b.List(t.Context(), "d/", func(objstore.ObjectInfo) error { return nil }))
-			_, err = b.Put(t.Context(), "d/k", strings.NewReader("x"), 1, objstore.PutOptions{IfMatch: strings.Repeat("0", 64)})
+			check("List", b.List(t.Context(), "d/", func(driver.ObjectInfo) error { return nil }))
+			_, err = b.Put(t.Context(), "d/k", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Update{ETag: strings.Repeat("0", 64)}})
 			check("Put(If-Match)", err)
 			// Unconditional writes and deletes still repair the object.
-			put(t, b, "d/k", "repaired", objstore.PutOptions{})
+			put(t, b, "d/k", "repaired", driver.PutOptions{})
 			if got := get(t, b, "d/k"); got != "repaired" {
 				t.Fatalf("Get after repair = %q", got)
 			}
@@ -193,9 +194,9 @@ func TestBadHeaderIsAnError(t *testing.T) {
 
 func TestListSkipsInternalsAndStrangers(t *testing.T) {
 	b, dir := open(t)
-	put(t, b, "a", "1", objstore.PutOptions{})
-	put(t, b, ".fence-tmp", "2", objstore.PutOptions{})
-	put(t, b, ".fence-locks/x", "3", objstore.PutOptions{})
+	put(t, b, "a", "1", driver.PutOptions{})
+	put(t, b, ".fence-tmp", "2", driver.PutOptions{})
+	put(t, b, ".fence-locks/x", "3", driver.PutOptions{})
 	os.WriteFile(filepath.Join(dir, ".DS_Store"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "README"), nil, 0o644)
 	if got, want := list(t, b, ""), []string{".fence-locks/x", ".fence-tmp", "a"}; !slices.Equal(got, want) {
@@ -208,9 +209,9 @@ func TestListSkipsInternalsAndStrangers(t *testing.T) {
 // there.
 func TestListReadsOnlyMatchingDirectories(t *testing.T) {
 	b, dir := open(t)
-	put(t, b, "p/q/k", "1", objstore.PutOptions{})
-	put(t, b, "p/r/k", "2", objstore.PutOptions{})
-	put(t, b, "other/k", "3", objstore.PutOptions{})
+	put(t, b, "p/q/k", "1", driver.PutOptions{})
+	put(t, b, "p/r/k", "2", driver.PutOptions{})
+	put(t, b, "other/k", "3", driver.PutOptions{})
 	for _, d := range []string{"d.other", "d.p/d.r"} {
 		if err := os.WriteFile(filepath.Join(dir, d, "f.%zz"), nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -227,7 +228,7 @@ func TestListReadsOnlyMatchingDirectories(t *testing.T) {
 		}
 	}
 	for _, prefix := range []string{"", "p/", "o", "other/"} {
-		err := b.List(t.Context(), prefix, func(objstore.ObjectInfo) error { return nil })
+		err := b.List(t.Context(), prefix, func(driver.ObjectInfo) error { return nil })
 		if err == nil || !strings.Contains(err.Error(), "f.%zz") {
 			t.Errorf("List(%q) error = %v, want one naming the planted file", prefix, err)
 		}
@@ -236,8 +237,8 @@ func TestListReadsOnlyMatchingDirectories(t *testing.T) {
 
 func TestDeleteRemovesEmptyDirectories(t *testing.T) {
 	b, dir := open(t)
-	put(t, b, "a/b/c/k1", "1", objstore.PutOptions{})
-	put(t, b, "a/k2", "2", objstore.PutOptions{})
+	put(t, b, "a/b/c/k1", "1", driver.PutOptions{})
+	put(t, b, "a/k2", "2", driver.PutOptions{})
 	if err := b.Delete(t.Context(), "a/b/c/k1"); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func TestPutSurvivesConcurrentDeletes(t *testing.T) {
 		wg.Go(func() {
 			for i := range 50 {
 				key := fmt.Sprintf("x/y/z/w%d-%d", w, i)
-				if _, err := b.Put(t.Context(), key, strings.NewReader("v"), 1, objstore.PutOptions{IfNoneMatch: true}); err != nil {
+				if _, err := b.Put(t.Context(), key, strings.NewReader("v"), 1, driver.PutOptions{Mode: driver.Create{}}); err != nil {
 					t.Errorf("Put(%q): %v", key, err)
 					return
 				}
@@ -281,17 +282,14 @@ func TestPutSurvivesConcurrentDeletes(t *testing.T) {
 
 func TestFailedPutLeavesNothing(t *testing.T) {
 	b, dir := open(t)
-	put(t, b, "k", "v1", objstore.PutOptions{})
-	if _, err := b.Put(t.Context(), "k", strings.NewReader("v2"), 2, objstore.PutOptions{IfNoneMatch: true}); !errors.Is(err, objstore.ErrPreconditionFailed) {
+	put(t, b, "k", "v1", driver.PutOptions{})
+	if _, err := b.Put(t.Context(), "k", strings.NewReader("v2"), 2, driver.PutOptions{Mode: driver.Create{}}); !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("error = %v, want ErrPreconditionFailed", err)
 	}
 	for _, size := range []int64{1, 3} {
-		if _, err := b.Put(t.Context(), "k", strings.NewReader("v3"), size, objstore.PutOptions{}); err == nil {
+		if _, err := b.Put(t.Context(), "k", strings.NewReader("v3"), size, driver.PutOptions{}); err == nil {
 			t.Fatalf("Put of 2 bytes with size %d succeeded", size)
 		}
-	}
-	if _, err := b.Put(t.Context(), "k", strings.NewReader("v3"), 2, objstore.PutOptions{IfMatch: "x", IfNoneMatch: true}); !errors.Is(err, objstore.ErrInvalid) {
-		t.Fatalf("Put with both preconditions: error = %v, want ErrInvalid", err)
 	}
 	if got := get(t, b, "k"); got != "v1" {
 		t.Fatalf("Get = %q, want v1", got)
@@ -304,10 +302,10 @@ func TestFailedPutLeavesNothing(t *testing.T) {
 func TestReaderSeesOneVersion(t *testing.T) {
 	b, _ := open(t)
 	v1 := bytes.Repeat([]byte("1"), 1<<20)
-	if _, err := b.Put(t.Context(), "k", bytes.NewReader(v1), int64(len(v1)), objstore.PutOptions{}); err != nil {
+	if _, err := b.Put(t.Context(), "k", bytes.NewReader(v1), int64(len(v1)), driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rc, info, err := b.Get(t.Context(), "k")
+	rc, info, err := b.Get(t.Context(), "k", driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +314,7 @@ func TestReaderSeesOneVersion(t *testing.T) {
 	if _, err := io.ReadFull(rc, head); err != nil {
 		t.Fatal(err)
 	}
-	put(t, b, "k", "2", objstore.PutOptions{})
+	put(t, b, "k", "2", driver.PutOptions{})
 	if err := b.Delete(t.Context(), "k"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // List calls fn for every object whose key starts with prefix, in lexical
 // key order. It reads only the directories that can hold such keys, one
 // directory at a time. Objects written or deleted during the walk may or
 // may not be reported.
-func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.ObjectInfo) error) error {
+func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("filestore: list %q: %w", prefix, err)
 	}
@@ -42,7 +42,7 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.Obje
 type walker struct {
 	ctx    context.Context
 	prefix string
-	fn     func(objstore.ObjectInfo) error
+	fn     func(driver.ObjectInfo) error
 }
 
 // entry is a directory entry that holds keys under the listed prefix.
@@ -120,10 +120,10 @@ func (w *walker) walk(dir, base, partial string) error {
 	return nil
 }
 
-func statObject(path, key string) (objstore.ObjectInfo, error) {
+func statObject(path, key string) (driver.ObjectInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return objstore.ObjectInfo{}, err
+		return driver.ObjectInfo{}, err
 	}
 	defer f.Close()
 	return fileInfo(f, path, key)

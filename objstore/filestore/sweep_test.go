@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -153,6 +153,6 @@ func TestStalledPutChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Put(t.Context(), "stalled", os.Stdin, -1, objstore.PutOptions{})
+	_, err = b.Put(t.Context(), "stalled", os.Stdin, -1, driver.PutOptions{})
 	fmt.Println("the body ended:", err)
 }

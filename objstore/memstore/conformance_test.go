@@ -3,13 +3,14 @@ package memstore_test
 import (
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
-func newBackend(*testing.T) objstore.Backend { return memstore.New() }
+func newBackend(*testing.T) driver.Backend { return memstore.New() }
 
-func TestConformance(t *testing.T) { objstoretest.RunBackend(t, newBackend) }
+func TestConformance(t *testing.T) { drivertest.Run(t, newBackend) }
 
 func TestStoreConformance(t *testing.T) { objstoretest.RunStore(t, newBackend) }

@@ -1,4 +1,4 @@
-// Package memstore is an in-memory objstore.Backend for tests, with fault
+// Package memstore is an in-memory driver.Backend for tests, with fault
 // hooks that make races and lost replies deterministic.
 //
 // Conditional puts are atomic (one mutex guards the whole store). ETags are
@@ -20,8 +20,8 @@
 //
 // # Errors
 //
-// A missing object is reported with objstore.ErrNotFound (also for
-// If-Match on a missing key, as MinIO and S3 do), a failed precondition
-// with objstore.ErrPreconditionFailed. Injected errors are returned wrapped
+// A missing object is reported with driver.ErrNotFound, a failed
+// precondition (an Update of a missing key included) with
+// driver.ErrPreconditionFailed. Injected errors are returned wrapped
 // with the operation and key, so errors.Is and errors.As still see them.
 package memstore

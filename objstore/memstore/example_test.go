@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -17,12 +17,12 @@ func ExampleBackend_SetHook() {
 	b := memstore.New()
 	b.SetHook(memstore.Once(memstore.OpPut, "report", memstore.Fault{DropReply: true}))
 
-	_, err := b.Put(ctx, "report", strings.NewReader("v1"), 2, objstore.PutOptions{IfNoneMatch: true})
-	fmt.Println(errors.Is(err, memstore.ErrReplyDropped), errors.Is(err, objstore.ErrPreconditionFailed))
+	_, err := b.Put(ctx, "report", strings.NewReader("v1"), 2, driver.PutOptions{Mode: driver.Create{}})
+	fmt.Println(errors.Is(err, memstore.ErrReplyDropped), errors.Is(err, driver.ErrPreconditionFailed))
 
 	// The retry meets its own earlier write.
-	_, err = b.Put(ctx, "report", strings.NewReader("v1"), 2, objstore.PutOptions{IfNoneMatch: true})
-	fmt.Println(errors.Is(err, objstore.ErrPreconditionFailed))
+	_, err = b.Put(ctx, "report", strings.NewReader("v1"), 2, driver.PutOptions{Mode: driver.Create{}})
+	fmt.Println(errors.Is(err, driver.ErrPreconditionFailed))
 	fmt.Println(b.Keys(), b.Calls(memstore.OpPut))
 	// Output:
 	// true false

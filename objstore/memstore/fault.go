@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Op names a Backend method, as seen by a hook.
@@ -28,7 +28,7 @@ const (
 type Call struct {
 	Op   Op
 	Key  string
-	Opts objstore.PutOptions
+	Opts driver.PutOptions
 }
 
 // Fault tells the backend how to misbehave on one call. The zero value
@@ -60,8 +60,8 @@ var ErrReplyDropped = errors.New("memstore: reply dropped")
 
 // HTTPError is an error shaped like an S3 error response, for injecting
 // into Fault.Err or Fault.ErrAfter. Status 404 matches
-// objstore.ErrNotFound, 409 matches objstore.ErrConflict and 412 matches
-// objstore.ErrPreconditionFailed; any other status (500, 503, ...) matches
+// driver.ErrNotFound, 409 matches driver.ErrConflict and 412 matches
+// driver.ErrPreconditionFailed; any other status (500, 503, ...) matches
 // no class, so it is ambiguous to a Store.
 type HTTPError struct {
 	Status int
@@ -80,11 +80,11 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) Is(target error) bool {
 	switch e.Status {
 	case http.StatusNotFound:
-		return target == objstore.ErrNotFound
+		return target == driver.ErrNotFound
 	case http.StatusConflict:
-		return target == objstore.ErrConflict
+		return target == driver.ErrConflict
 	case http.StatusPreconditionFailed:
-		return target == objstore.ErrPreconditionFailed
+		return target == driver.ErrPreconditionFailed
 	}
 	return false
 }

@@ -13,18 +13,22 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
-// Backend is an in-memory objstore.Backend. The zero value is not usable;
+// Backend is an in-memory driver.Backend. The zero value is not usable;
 // call New. It is safe for concurrent use.
 type Backend struct {
 	hook  atomic.Pointer[Hook]
 	calls sync.Map // Op -> *atomic.Int64
 
+	location string
+
 	mu      sync.Mutex
 	objects map[string]object
 }
+
+var lastID atomic.Int64
 
 type object struct {
 	data     []byte // never modified after it is stored
@@ -32,11 +36,11 @@ type object struct {
 	modified time.Time
 }
 
-var _ objstore.Backend = (*Backend)(nil)
+var _ driver.Backend = (*Backend)(nil)
 
 // New returns an empty backend.
 func New() *Backend {
-	return &Backend{objects: make(map[string]object)}
+	return &Backend{objects: make(map[string]object), location: fmt.Sprintf("mem://%d", lastID.Add(1))}
 }
 
 // SetHook installs h, which then decides the Fault of every call. A nil h
@@ -99,107 +103,102 @@ func newObject(data []byte) object {
 	return object{data: data, etag: hex.EncodeToString(sum[:]), modified: time.Now()}
 }
 
-func (o object) info(key string) objstore.ObjectInfo {
-	return objstore.ObjectInfo{Key: key, Size: int64(len(o.data)), ETag: o.etag, Modified: o.modified}
+func (o object) info(key string) driver.ObjectInfo {
+	return driver.ObjectInfo{Key: key, Size: int64(len(o.data)), ETag: o.etag, Modified: o.modified}
 }
 
-// Get returns a reader over a copy of the object's content.
-func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
-	return b.get(ctx, key, "")
-}
-
-// GetIfNoneMatch is Get, except that it fails with objstore.ErrNotModified
-// when the object's ETag equals etag. It counts and hooks as OpGet.
-func (b *Backend) GetIfNoneMatch(ctx context.Context, key, etag string) (io.ReadCloser, objstore.ObjectInfo, error) {
-	return b.get(ctx, key, etag)
-}
-
-func (b *Backend) get(ctx context.Context, key, ifNoneMatch string) (io.ReadCloser, objstore.ObjectInfo, error) {
+// Get returns a reader over the object's content, or the part of it that
+// opts asks for.
+func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	f := b.begin(ctx, Call{Op: OpGet, Key: key})
 	if err := f.before(ctx); err != nil {
-		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, err)
+		return nil, driver.ObjectInfo{}, wrap(OpGet, key, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, err)
+		return nil, driver.ObjectInfo{}, wrap(OpGet, key, err)
 	}
 	b.mu.Lock()
 	o, ok := b.objects[key]
 	b.mu.Unlock()
 	if err := f.after(); err != nil {
-		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, err)
+		return nil, driver.ObjectInfo{}, wrap(OpGet, key, err)
 	}
 	if !ok {
-		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, objstore.ErrNotFound)
+		return nil, driver.ObjectInfo{}, wrap(OpGet, key, driver.ErrNotFound)
 	}
-	if ifNoneMatch != "" && ifNoneMatch == o.etag {
-		return nil, objstore.ObjectInfo{}, wrap(OpGet, key, objstore.ErrNotModified)
+	if opts.IfNoneMatch != "" && opts.IfNoneMatch == o.etag {
+		return nil, driver.ObjectInfo{}, wrap(OpGet, key, driver.ErrNotModified)
 	}
+	off, n := opts.Window(int64(len(o.data)))
 	// o.data is never modified, and a bytes.Reader cannot write to it.
-	return io.NopCloser(bytes.NewReader(o.data)), o.info(key), nil
+	return io.NopCloser(bytes.NewReader(o.data[off : off+n])), o.info(key), nil
 }
 
 // Head returns the object's metadata.
-func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
 	f := b.begin(ctx, Call{Op: OpHead, Key: key})
 	if err := f.before(ctx); err != nil {
-		return objstore.ObjectInfo{}, wrap(OpHead, key, err)
+		return driver.ObjectInfo{}, wrap(OpHead, key, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return objstore.ObjectInfo{}, wrap(OpHead, key, err)
+		return driver.ObjectInfo{}, wrap(OpHead, key, err)
 	}
 	b.mu.Lock()
 	o, ok := b.objects[key]
 	b.mu.Unlock()
 	if err := f.after(); err != nil {
-		return objstore.ObjectInfo{}, wrap(OpHead, key, err)
+		return driver.ObjectInfo{}, wrap(OpHead, key, err)
 	}
 	if !ok {
-		return objstore.ObjectInfo{}, wrap(OpHead, key, objstore.ErrNotFound)
+		return driver.ObjectInfo{}, wrap(OpHead, key, driver.ErrNotFound)
 	}
 	return o.info(key), nil
 }
 
 // Put reads body fully, then stores it if opts' precondition holds. If
 // size is not -1 and body's length differs, nothing is stored.
-func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	f := b.begin(ctx, Call{Op: OpPut, Key: key, Opts: opts})
 	if err := f.before(ctx); err != nil {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, err)
-	}
-	if opts.IfMatch != "" && opts.IfNoneMatch {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, &objstore.InvalidError{What: "option", Value: "IfMatch and IfNoneMatch", Reason: "mutually exclusive"})
+		return driver.ObjectInfo{}, wrap(OpPut, key, err)
 	}
 	data, err := io.ReadAll(body)
 	if err != nil {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, fmt.Errorf("reading body: %w", err))
+		return driver.ObjectInfo{}, wrap(OpPut, key, fmt.Errorf("reading body: %w", err))
 	}
 	if size >= 0 && int64(len(data)) != size {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, fmt.Errorf("body has %d bytes, size says %d", len(data), size))
+		return driver.ObjectInfo{}, wrap(OpPut, key, fmt.Errorf("body has %d bytes, size says %d", len(data), size))
 	}
 	o := newObject(data)
 
 	b.mu.Lock()
 	if err := ctx.Err(); err != nil {
 		b.mu.Unlock()
-		return objstore.ObjectInfo{}, wrap(OpPut, key, err)
+		return driver.ObjectInfo{}, wrap(OpPut, key, err)
 	}
 	cur, exists := b.objects[key]
-	switch {
-	case opts.IfNoneMatch && exists:
-		err = fmt.Errorf("object exists (If-None-Match): %w", objstore.ErrPreconditionFailed)
-	case opts.IfMatch != "" && !exists:
-		err = fmt.Errorf("If-Match on a missing object: %w", objstore.ErrNotFound)
-	case opts.IfMatch != "" && cur.etag != opts.IfMatch:
-		err = fmt.Errorf("etag is %s, If-Match wants %s: %w", cur.etag, opts.IfMatch, objstore.ErrPreconditionFailed)
-	default:
+	switch m := opts.Mode.(type) {
+	case driver.Create:
+		if exists {
+			err = fmt.Errorf("object exists (If-None-Match): %w", driver.ErrPreconditionFailed)
+		}
+	case driver.Update:
+		switch {
+		case !exists:
+			err = fmt.Errorf("If-Match on a missing object: %w", driver.ErrPreconditionFailed)
+		case cur.etag != m.ETag:
+			err = fmt.Errorf("etag is %s, If-Match wants %s: %w", cur.etag, m.ETag, driver.ErrPreconditionFailed)
+		}
+	}
+	if err == nil {
 		b.objects[key] = o
 	}
 	b.mu.Unlock()
 	if err != nil {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, err)
+		return driver.ObjectInfo{}, wrap(OpPut, key, err)
 	}
 	if err := f.after(); err != nil {
-		return objstore.ObjectInfo{}, wrap(OpPut, key, err)
+		return driver.ObjectInfo{}, wrap(OpPut, key, err)
 	}
 	return o.info(key), nil
 }
@@ -225,7 +224,7 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 
 // List calls fn, in lexical key order, for every object whose key starts
 // with prefix when List is called. fn may call the backend.
-func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.ObjectInfo) error) error {
+func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
 	f := b.begin(ctx, Call{Op: OpList, Key: prefix})
 	if err := f.before(ctx); err != nil {
 		return wrap(OpList, prefix, err)
@@ -234,14 +233,14 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.Obje
 		return wrap(OpList, prefix, err)
 	}
 	b.mu.Lock()
-	var infos []objstore.ObjectInfo
+	var infos []driver.ObjectInfo
 	for k, o := range b.objects {
 		if strings.HasPrefix(k, prefix) {
 			infos = append(infos, o.info(k))
 		}
 	}
 	b.mu.Unlock()
-	slices.SortFunc(infos, func(x, y objstore.ObjectInfo) int { return strings.Compare(x.Key, y.Key) })
+	slices.SortFunc(infos, func(x, y driver.ObjectInfo) int { return strings.Compare(x.Key, y.Key) })
 	for _, info := range infos {
 		if err := ctx.Err(); err != nil {
 			return wrap(OpList, prefix, err)
@@ -258,3 +257,7 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.Obje
 
 // Close does nothing; the backend stays usable.
 func (b *Backend) Close() error { return nil }
+
+// Location names this backend: "mem://" and an id unique in the process,
+// so that two backends never share a probe verdict.
+func (b *Backend) Location() string { return b.location }

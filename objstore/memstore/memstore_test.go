@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
 func get(t *testing.T, b *memstore.Backend, key string) string {
 	t.Helper()
-	rc, _, err := b.Get(t.Context(), key)
+	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -29,14 +30,14 @@ func get(t *testing.T, b *memstore.Backend, key string) string {
 	return string(data)
 }
 
-func putString(ctx context.Context, b *memstore.Backend, key, s string, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func putString(ctx context.Context, b *memstore.Backend, key, s string, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	return b.Put(ctx, key, strings.NewReader(s), int64(len(s)), opts)
 }
 
 func TestContentIsCopied(t *testing.T) {
 	b := memstore.New()
 	data := []byte("original")
-	if _, err := b.Put(t.Context(), "k", bytes.NewReader(data), -1, objstore.PutOptions{}); err != nil {
+	if _, err := b.Put(t.Context(), "k", bytes.NewReader(data), -1, driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	copy(data, "XXXXXXXX")
@@ -53,7 +54,7 @@ func TestContentIsCopied(t *testing.T) {
 func TestSizeMismatchAppliesNothing(t *testing.T) {
 	b := memstore.New()
 	for _, size := range []int64{3, 10} {
-		if _, err := b.Put(t.Context(), "k", strings.NewReader("hello"), size, objstore.PutOptions{}); err == nil {
+		if _, err := b.Put(t.Context(), "k", strings.NewReader("hello"), size, driver.PutOptions{}); err == nil {
 			t.Fatalf("Put with size %d of a 5-byte body succeeded", size)
 		}
 	}
@@ -62,19 +63,11 @@ func TestSizeMismatchAppliesNothing(t *testing.T) {
 	}
 }
 
-func TestBothPreconditionsRejected(t *testing.T) {
-	b := memstore.New()
-	_, err := putString(t.Context(), b, "k", "x", objstore.PutOptions{IfMatch: "e", IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrInvalid) {
-		t.Fatalf("error = %v, want ErrInvalid", err)
-	}
-}
-
 func TestErrFailsWithoutApplying(t *testing.T) {
 	b := memstore.New()
 	injected := &memstore.HTTPError{Status: 503, Code: "SlowDown"}
 	b.SetHook(memstore.FailNext(memstore.OpPut, "k", injected))
-	_, err := putString(t.Context(), b, "k", "v1", objstore.PutOptions{})
+	_, err := putString(t.Context(), b, "k", "v1", driver.PutOptions{})
 	var he *memstore.HTTPError
 	if !errors.As(err, &he) || he.Status != 503 {
 		t.Fatalf("error = %v, want the injected 503", err)
@@ -83,7 +76,7 @@ func TestErrFailsWithoutApplying(t *testing.T) {
 		t.Fatalf("Head after a failed put: %v, want ErrNotFound", err)
 	}
 	// The fault fired once; the next put goes through.
-	if _, err := putString(t.Context(), b, "k", "v2", objstore.PutOptions{}); err != nil {
+	if _, err := putString(t.Context(), b, "k", "v2", driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.Calls(memstore.OpPut); got != 2 {
@@ -94,11 +87,11 @@ func TestErrFailsWithoutApplying(t *testing.T) {
 func TestDropReplyApplies(t *testing.T) {
 	b := memstore.New()
 	b.SetHook(memstore.Once(memstore.OpPut, "", memstore.Fault{DropReply: true}))
-	_, err := putString(t.Context(), b, "k", "landed", objstore.PutOptions{IfNoneMatch: true})
+	_, err := putString(t.Context(), b, "k", "landed", driver.PutOptions{Mode: driver.Create{}})
 	if !errors.Is(err, memstore.ErrReplyDropped) {
 		t.Fatalf("error = %v, want ErrReplyDropped", err)
 	}
-	for _, class := range []error{objstore.ErrNotFound, objstore.ErrPreconditionFailed, objstore.ErrConflict} {
+	for _, class := range []error{objstore.ErrNotFound, driver.ErrPreconditionFailed, driver.ErrConflict} {
 		if errors.Is(err, class) {
 			t.Fatalf("a dropped reply matches %v; it must be ambiguous", class)
 		}
@@ -116,7 +109,7 @@ func TestErrAfterApplies(t *testing.T) {
 		}
 		return memstore.Fault{}
 	})
-	if _, err := putString(t.Context(), b, "k", "x", objstore.PutOptions{}); err != nil {
+	if _, err := putString(t.Context(), b, "k", "x", driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Delete(t.Context(), "k"); err == nil {
@@ -137,13 +130,13 @@ func TestHTTPErrorClasses(t *testing.T) {
 		class  error
 	}{
 		{404, objstore.ErrNotFound},
-		{409, objstore.ErrConflict},
-		{412, objstore.ErrPreconditionFailed},
+		{409, driver.ErrConflict},
+		{412, driver.ErrPreconditionFailed},
 		{500, nil},
 		{503, nil},
 	} {
 		err := error(&memstore.HTTPError{Status: tc.status})
-		for _, class := range []error{objstore.ErrNotFound, objstore.ErrConflict, objstore.ErrPreconditionFailed} {
+		for _, class := range []error{objstore.ErrNotFound, driver.ErrConflict, driver.ErrPreconditionFailed} {
 			if got, want := errors.Is(err, class), class == tc.class; got != want {
 				t.Errorf("errors.Is(HTTP %d, %v) = %v, want %v", tc.status, class, got, want)
 			}
@@ -159,31 +152,31 @@ func TestPauseBlocksUntilReleased(t *testing.T) {
 	release := make(chan struct{})
 	reached := make(chan memstore.Call, 1)
 	b.SetHook(func(_ context.Context, c memstore.Call) memstore.Fault {
-		if c.Op != memstore.OpPut || c.Opts.IfMatch == "" {
+		if c.Op != memstore.OpPut || !isUpdate(c.Opts) {
 			return memstore.Fault{}
 		}
 		reached <- c
 		return memstore.Fault{Pause: release}
 	})
-	base, err := putString(t.Context(), b, "k", "base", objstore.PutOptions{})
+	base, err := putString(t.Context(), b, "k", "base", driver.PutOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := putString(t.Context(), b, "k", "stale", objstore.PutOptions{IfMatch: base.ETag})
+		_, err := putString(t.Context(), b, "k", "stale", driver.PutOptions{Mode: driver.Update{ETag: base.ETag}})
 		done <- err
 	}()
 	c := <-reached
-	if c.Key != "k" || c.Opts.IfMatch != base.ETag {
+	if c.Key != "k" || c.Opts.Mode != (driver.Update{ETag: base.ETag}) {
 		t.Fatalf("hook saw %+v", c)
 	}
 	// While the stale writer is paused, another writer moves the object on.
-	if _, err := putString(t.Context(), b, "k", "fresh", objstore.PutOptions{}); err != nil {
+	if _, err := putString(t.Context(), b, "k", "fresh", driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	close(release)
-	if err := <-done; !errors.Is(err, objstore.ErrPreconditionFailed) {
+	if err := <-done; !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("paused stale write: error = %v, want ErrPreconditionFailed", err)
 	}
 	if got := get(t, b, "k"); got != "fresh" {
@@ -203,7 +196,7 @@ func TestPauseAndDelayHonourContext(t *testing.T) {
 				cancel()
 				return f
 			})
-			_, err := putString(ctx, b, "k", "x", objstore.PutOptions{})
+			_, err := putString(ctx, b, "k", "x", driver.PutOptions{})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error = %v, want context.Canceled", err)
 			}
@@ -238,12 +231,12 @@ func TestHookSeesEveryCallConcurrently(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			ctx := t.Context()
-			putString(ctx, b, "k", "x", objstore.PutOptions{})
+			putString(ctx, b, "k", "x", driver.PutOptions{})
 			b.Head(ctx, "k")
-			if rc, _, err := b.Get(ctx, "k"); err == nil {
+			if rc, _, err := b.Get(ctx, "k", driver.GetOptions{}); err == nil {
 				rc.Close()
 			}
-			b.List(ctx, "", func(objstore.ObjectInfo) error { return nil })
+			b.List(ctx, "", func(driver.ObjectInfo) error { return nil })
 			b.Delete(ctx, "other")
 		})
 	}
@@ -258,7 +251,7 @@ func TestHookSeesEveryCallConcurrently(t *testing.T) {
 func TestKeysAndList(t *testing.T) {
 	b := memstore.New()
 	for _, k := range []string{"b", "a/b", "a", "a-b"} {
-		if _, err := putString(t.Context(), b, k, k, objstore.PutOptions{}); err != nil {
+		if _, err := putString(t.Context(), b, k, k, driver.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -266,7 +259,7 @@ func TestKeysAndList(t *testing.T) {
 		t.Fatalf("Keys() = %q, want %q", got, want)
 	}
 	// fn may call back into the backend without deadlocking.
-	err := b.List(t.Context(), "a", func(o objstore.ObjectInfo) error {
+	err := b.List(t.Context(), "a", func(o driver.ObjectInfo) error {
 		return b.Delete(t.Context(), o.Key)
 	})
 	if err != nil {
@@ -275,4 +268,9 @@ func TestKeysAndList(t *testing.T) {
 	if got := b.Keys(); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("Keys() = %q after deleting a*", got)
 	}
+}
+
+func isUpdate(o driver.PutOptions) bool {
+	_, ok := o.Mode.(driver.Update)
+	return ok
 }

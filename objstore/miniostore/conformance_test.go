@@ -6,13 +6,13 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
 func TestConformance(t *testing.T) {
 	_, opts := testEndpoint(t)
-	s3test.Conformance(t, func(t *testing.T, prefix string, partSize int64) objstore.Backend {
+	s3test.Conformance(t, func(t *testing.T, prefix string, partSize int64) driver.Backend {
 		o := opts
 		o.PartSize = partSize
 		return newBucket(t, prefix, o)
@@ -32,5 +32,22 @@ func TestPrefix(t *testing.T) {
 		defer obj.Close()
 		data, err := io.ReadAll(obj)
 		return string(data), err
+	})
+}
+
+func TestSlowProducer(t *testing.T) {
+	_, opts := testEndpoint(t)
+	opts.Timeouts = s3test.ShortTimeouts
+	opts.PartSize = s3test.MinPartSize
+	s3test.SlowProducer(t, func(t *testing.T) driver.Backend { return newBucket(t, "", opts) })
+}
+
+func TestUnresponsiveServer(t *testing.T) {
+	s3test.Unresponsive(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	})
 }

@@ -1,4 +1,4 @@
-// Package miniostore is an objstore.Backend on MinIO and other
+// Package miniostore is an driver.Backend on MinIO and other
 // S3-compatible stores, through github.com/minio/minio-go/v7.
 //
 // Open connects to an endpoint with credentials from the environment
@@ -15,7 +15,7 @@
 //
 // # Conditional writes and multipart uploads
 //
-// PutOptions.IfMatch and IfNoneMatch become minio-go's SetMatchETag and
+// The put modes driver.Update and driver.Create become minio-go's SetMatchETag and
 // SetMatchETagExcept("*"), that is If-Match and If-None-Match: *. A body
 // of known size up to the part size (Options.PartSize, default 16 MiB),
 // or of unknown size (-1) that ends within one part, is read into memory
@@ -55,11 +55,11 @@
 // Errors match the objstore classes with errors.Is, and keep minio-go's
 // minio.ErrorResponse in the chain for errors.As:
 //
-//   - 412 PreconditionFailed: objstore.ErrPreconditionFailed
-//   - 409 ConditionalRequestConflict: objstore.ErrConflict
+//   - 412 PreconditionFailed: driver.ErrPreconditionFailed
+//   - 409 ConditionalRequestConflict: driver.ErrConflict
 //   - 404 NoSuchKey or NotFound, including If-Match on a missing key:
-//     objstore.ErrNotFound
-//   - NoSuchBucket: objstore.ErrNotFound, with a message naming the bucket
+//     driver.ErrNotFound
+//   - NoSuchBucket: driver.ErrNotFound, with a message naming the bucket
 //   - anything else, NoSuchUpload included (a retried completion whose
 //     first attempt succeeded gets it): no class, so the Store treats the
 //     outcome as ambiguous

@@ -12,6 +12,9 @@ import (
 	"github.com/minio/minio-go/v7/pkg/encrypt"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/internal/s3err"
+	"github.com/fencedstore/fence/transport"
 )
 
 // Multipart limits.
@@ -28,6 +31,10 @@ const (
 type Options struct {
 	// Secure selects https when the endpoint has no scheme.
 	Secure bool
+	// Timeouts bound each request (connect, first byte, idle); zero
+	// fields take transport's defaults. No operation has a deadline of
+	// its own. Open only.
+	Timeouts transport.Timeouts
 	// Region is the bucket's region. Empty lets minio-go ask the server
 	// (one GetBucketLocation request per bucket).
 	Region string
@@ -46,7 +53,7 @@ type Options struct {
 
 // Backend stores objects in one bucket of MinIO (or another S3-compatible
 // store) under a key prefix, through minio-go. It implements
-// objstore.Backend and objstore.Locator and is safe for concurrent use.
+// driver.Backend and is safe for concurrent use.
 type Backend struct {
 	client   *minio.Client
 	core     minio.Core
@@ -59,8 +66,7 @@ type Backend struct {
 }
 
 var (
-	_ objstore.Backend = (*Backend)(nil)
-	_ objstore.Locator = (*Backend)(nil)
+	_ driver.Backend = (*Backend)(nil)
 )
 
 // New returns a backend that stores objects in bucket under prefix,
@@ -134,8 +140,9 @@ func Open(endpoint, bucket, prefix string, opts *Options) (*Backend, error) {
 			&credentials.EnvMinio{},
 			&credentials.FileAWSCredentials{},
 		}),
-		Secure: secure,
-		Region: o.Region,
+		Secure:    secure,
+		Region:    o.Region,
+		Transport: o.Timeouts.Client().Transport,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("miniostore: %w", err)
@@ -203,31 +210,43 @@ func (b *Backend) Prefix() string { return b.prefix }
 
 func (b *Backend) objectKey(key string) string { return b.prefix + key }
 
-// Get opens the object's content with one GET. The caller closes the
-// reader.
-func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+// Get opens the object's content, or the range opts asks for. With
+// opts.IfNoneMatch, an unchanged object fails with driver.ErrNotModified
+// (304) and costs no transfer.
+func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	if b.err != nil {
-		return nil, objstore.ObjectInfo{}, b.fail("get", key, b.err)
+		return nil, driver.ObjectInfo{}, b.fail("get", key, b.err)
 	}
-	rc, oi, _, err := b.core.GetObject(ctx, b.bucket, b.objectKey(key), minio.GetObjectOptions{})
+	var mo minio.GetObjectOptions
+	if opts.IfNoneMatch != "" {
+		if err := mo.SetMatchETagExcept(opts.IfNoneMatch); err != nil {
+			return nil, driver.ObjectInfo{}, b.fail("get", key, err)
+		}
+	}
+	if r := opts.RangeHeader(); r != "" {
+		mo.Set("Range", r)
+	}
+	rc, oi, h, err := b.core.GetObject(ctx, b.bucket, b.objectKey(key), mo)
 	if err != nil {
-		return nil, objstore.ObjectInfo{}, b.fail("get", key, err)
+		return nil, driver.ObjectInfo{}, b.fail("get", key, err)
 	}
-	return rc, b.info(key, oi), nil
+	info := b.info(key, oi)
+	info.Size = s3err.ObjectSize(h.Get("Content-Range"), oi.Size)
+	return rc, info, nil
 }
 
-func (b *Backend) info(key string, oi minio.ObjectInfo) objstore.ObjectInfo {
-	return objstore.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, Modified: oi.LastModified}
+func (b *Backend) info(key string, oi minio.ObjectInfo) driver.ObjectInfo {
+	return driver.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, Modified: oi.LastModified}
 }
 
 // Head returns the object's metadata.
-func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
 	if b.err != nil {
-		return objstore.ObjectInfo{}, b.fail("head", key, b.err)
+		return driver.ObjectInfo{}, b.fail("head", key, b.err)
 	}
 	oi, err := b.client.StatObject(ctx, b.bucket, b.objectKey(key), minio.StatObjectOptions{})
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("head", key, err)
+		return driver.ObjectInfo{}, b.fail("head", key, err)
 	}
 	return b.info(key, oi), nil
 }
@@ -246,7 +265,7 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 
 // List calls fn for every object whose key starts with prefix, in lexical
 // key order, with the backend's prefix stripped from the keys.
-func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.ObjectInfo) error) error {
+func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
 	if b.err != nil {
 		return b.fail("list", prefix, b.err)
 	}

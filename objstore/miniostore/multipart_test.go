@@ -3,13 +3,13 @@ package miniostore
 import (
 	"testing"
 
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
-	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
 func TestMultipart(t *testing.T) {
 	_, opts := testEndpoint(t)
-	objstoretest.RunMultipart(t, func(t *testing.T, partSize int64) *Backend {
+	drivertest.RunMultipart(t, func(t *testing.T, partSize int64) *Backend {
 		o := opts
 		o.PartSize = partSize
 		return newBucket(t, "", o)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3part"
 )
 
@@ -24,20 +24,17 @@ import (
 // why this does not use minio-go's PutObject). Put holds at most two
 // parts in memory. If size is not -1 and body's length differs,
 // nothing is stored.
-func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	if b.err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, b.err)
-	}
-	if opts.IfMatch != "" && opts.IfNoneMatch {
-		return objstore.ObjectInfo{}, b.fail("put", key, &objstore.InvalidError{What: "option", Value: "IfMatch and IfNoneMatch", Reason: "mutually exclusive"})
+		return driver.ObjectInfo{}, b.fail("put", key, b.err)
 	}
 	if err := ctx.Err(); err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	// The part size is also the multipart threshold.
 	p, err := s3part.Read(body, size, b.partSize, b.partSize)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	if p.Single() {
 		return b.putSingle(ctx, key, p.Data(), opts)
@@ -46,50 +43,50 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 }
 
 // putOptions returns minio-go options carrying opts' precondition.
-func (b *Backend) putOptions(opts objstore.PutOptions) minio.PutObjectOptions {
+func (b *Backend) putOptions(opts driver.PutOptions) minio.PutObjectOptions {
 	var po minio.PutObjectOptions
-	if opts.IfMatch != "" {
+	switch m := opts.Mode.(type) {
+	case driver.Update:
 		// minio-go reports ETags unquoted and quotes them here; accept a
 		// quoted one too, as S3 clients report them.
-		po.SetMatchETag(strings.Trim(opts.IfMatch, `"`))
-	}
-	if opts.IfNoneMatch {
+		po.SetMatchETag(strings.Trim(m.ETag, `"`))
+	case driver.Create:
 		po.SetMatchETagExcept("*")
 	}
 	po.ContentType = opts.ContentType
 	return po
 }
 
-func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	po := b.putOptions(opts)
 	po.ServerSideEncryption = b.sse
 	// Core.PutObject is exactly one PUT; the seekable body can be signed
 	// and rewound when minio-go retries.
 	ui, err := b.core.PutObject(ctx, b.bucket, b.objectKey(key), bytes.NewReader(data), int64(len(data)), "", "", po)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
 	return putInfo(key, int64(len(data)), ui.ETag)
 }
 
-func putInfo(key string, size int64, etag string) (objstore.ObjectInfo, error) {
+func putInfo(key string, size int64, etag string) (driver.ObjectInfo, error) {
 	if etag == "" {
-		return objstore.ObjectInfo{}, fmt.Errorf("miniostore: put %q: the store returned no ETag, so conditional writes cannot work", key)
+		return driver.ObjectInfo{}, fmt.Errorf("miniostore: put %q: the store returned no ETag, so conditional writes cannot work", key)
 	}
-	return objstore.ObjectInfo{Key: key, Size: size, ETag: etag}, nil
+	return driver.ObjectInfo{Key: key, Size: size, ETag: etag}, nil
 }
 
 // putMultipart uploads p's parts, one at a time, and completes the upload
 // with opts' precondition. On any failure it aborts the upload, with a
 // context that survives the caller's.
-func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts objstore.PutOptions) (_ objstore.ObjectInfo, err error) {
+func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, err error) {
 	ok := b.objectKey(key)
 	// The precondition goes on CompleteMultipartUpload only: that is the
 	// moment the object appears.
 	create := minio.PutObjectOptions{ContentType: opts.ContentType, ServerSideEncryption: b.sse}
 	uploadID, err := b.core.NewMultipartUpload(ctx, b.bucket, ok, create)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	defer s3part.AbortOnError(ctx, &err, uploadID, func(actx context.Context) error {
 		return b.core.AbortMultipartUpload(actx, b.bucket, ok, uploadID)
@@ -111,11 +108,11 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 		return nil
 	})
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
-	ui, err := b.core.CompleteMultipartUpload(ctx, b.bucket, ok, uploadID, parts, b.putOptions(objstore.PutOptions{IfMatch: opts.IfMatch, IfNoneMatch: opts.IfNoneMatch}))
+	ui, err := b.core.CompleteMultipartUpload(ctx, b.bucket, ok, uploadID, parts, b.putOptions(driver.PutOptions{Mode: opts.Mode}))
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
 	return putInfo(key, total, ui.ETag)
 }

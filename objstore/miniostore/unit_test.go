@@ -8,6 +8,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -46,7 +47,7 @@ func TestOptions(t *testing.T) {
 		t.Errorf("Open with no bucket: %v", err)
 	}
 	b := New(testClient(t), "", "")
-	if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, objstore.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
 		t.Errorf("New with no bucket, Put: %v, want ErrInvalid", err)
 	}
 	for _, o := range []Options{{SSE: "aws:kms"}, {SSE: "aws:kms", KMSKeyID: "k"}, {SSE: "AES256"}, {PartSize: MinPartSize}} {
@@ -91,13 +92,5 @@ func TestEndpoints(t *testing.T) {
 	}
 	if got, want := New(testClient(t), "bkt", "/a/b/").Location(), "minio://bkt/a/b@http://127.0.0.1:9"; got != want {
 		t.Errorf("Location() = %q, want %q", got, want)
-	}
-}
-
-func TestMutuallyExclusivePreconditions(t *testing.T) {
-	b := New(testClient(t), "b", "")
-	_, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, objstore.PutOptions{IfMatch: "x", IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrInvalid) {
-		t.Fatalf("Put with both preconditions: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // errInjected is an ambiguous error: it matches none of the backend error
@@ -17,13 +18,13 @@ var errInjected = errors.New("objstoretest: injected 503 SlowDown")
 // have no hooks of their own (MinIO, S3). Rules apply to puts only; each
 // rule fires once.
 type faulty struct {
-	objstore.Backend
+	driver.Backend
 	mu    sync.Mutex
 	rules []rule
 }
 
 type rule struct {
-	match func(key string, opts objstore.PutOptions) bool
+	match func(key string, opts driver.PutOptions) bool
 	// before fails the put without applying it; after applies it, then
 	// replaces its reply.
 	before, after error
@@ -39,7 +40,7 @@ func (f *faulty) add(r rule) {
 	f.rules = append(f.rules, r)
 }
 
-func (f *faulty) take(key string, opts objstore.PutOptions) (rule, bool) {
+func (f *faulty) take(key string, opts driver.PutOptions) (rule, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rules {
@@ -51,7 +52,7 @@ func (f *faulty) take(key string, opts objstore.PutOptions) (rule, bool) {
 	return rule{}, false
 }
 
-func (f *faulty) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (f *faulty) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	r, ok := f.take(key, opts)
 	if !ok {
 		return f.Backend.Put(ctx, key, body, size, opts)
@@ -60,26 +61,26 @@ func (f *faulty) Put(ctx context.Context, key string, body io.Reader, size int64
 		select {
 		case <-r.pause:
 		case <-ctx.Done():
-			return objstore.ObjectInfo{}, ctx.Err()
+			return driver.ObjectInfo{}, ctx.Err()
 		}
 	}
 	if r.before != nil {
-		return objstore.ObjectInfo{}, r.before
+		return driver.ObjectInfo{}, r.before
 	}
 	info, err := f.Backend.Put(ctx, key, body, size, opts)
 	if err == nil && r.then != nil {
 		r.then()
 	}
 	if err == nil && r.after != nil {
-		return objstore.ObjectInfo{}, r.after
+		return driver.ObjectInfo{}, r.after
 	}
 	return info, err
 }
 
 // manifestPut matches conditional writes of domain's manifest.
-func manifestPut(domain string) func(string, objstore.PutOptions) bool {
-	return func(key string, _ objstore.PutOptions) bool { return key == objstore.ManifestKey(domain) }
+func manifestPut(domain string) func(string, driver.PutOptions) bool {
+	return func(key string, _ driver.PutOptions) bool { return key == objstore.ManifestKey(domain) }
 }
 
 // conflictErr is a 409 ConditionalRequestConflict.
-var conflictErr = errors.Join(objstore.ErrConflict, errors.New("objstoretest: injected 409"))
+var conflictErr = errors.Join(driver.ErrConflict, errors.New("objstoretest: injected 409"))

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // RunStore runs the fencing conformance suite: objstore.Store over the
 // backends newBackend returns. Each subtest gets a fresh backend; the suite
 // injects faults by wrapping it, so it runs unchanged on every backend.
-func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
+func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, s *objstore.Store, f *faulty)
@@ -62,7 +63,7 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := &faulty{Backend: newBackend(t)}
-			s := objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: 1000})
+			s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: 1000})
 			c.fn(t, s, f)
 		})
 	}
@@ -311,7 +312,7 @@ func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty) {
 // errRetried412 is the reply an SDK or proxy that retries a write after
 // losing its reply gets when the first attempt had applied: the retry's
 // If-Match no longer holds.
-var errRetried412 = fmt.Errorf("objstoretest: retried write answered 412: %w", objstore.ErrPreconditionFailed)
+var errRetried412 = fmt.Errorf("objstoretest: retried write answered 412: %w", driver.ErrPreconditionFailed)
 
 // testReplyReplacedBy412: the write landed and its reply was lost; the
 // client underneath retried it and got 412. The commit is found in the
@@ -333,7 +334,7 @@ func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty) {
 // found, but it may have landed: the outcome is unknown, never fenced.
 func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
 	const logLimit = 4
-	s := objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimit})
+	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
 	other := objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
 	f.add(rule{match: manifestPut("d"), after: errRetried412, then: func() {
@@ -359,11 +360,11 @@ func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty
 // rather than ending unknown as a data commit must.
 func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
 	const logLimit = 4
-	s := objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimit})
+	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
 	old := objstore.New(f.Backend, &objstore.Options{Holder: "old", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
 	fired := false
-	f.add(rule{match: func(key string, opts objstore.PutOptions) bool {
+	f.add(rule{match: func(key string, opts driver.PutOptions) bool {
 		if key != objstore.ManifestKey("d") || fired {
 			return false
 		}
@@ -436,7 +437,7 @@ func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty) {
 	commitPut(t, s, "d", "k", 41, "A1")
 	gate := make(chan struct{})
 	paused := make(chan struct{})
-	f.add(rule{match: func(key string, _ objstore.PutOptions) bool {
+	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
 		if key == objstore.ManifestKey("d") {
 			close(paused)
 			return true
@@ -472,7 +473,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	for name, body := range bodies {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			key := objstore.ManifestKey("d")
-			if _, err := f.Backend.Put(tctx(t), key, strings.NewReader(body), int64(len(body)), objstore.PutOptions{}); err != nil {
+			if _, err := f.Backend.Put(tctx(t), key, strings.NewReader(body), int64(len(body)), driver.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			check := func(op string, err error) {
@@ -490,7 +491,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 			check("highest", err)
 			_, _, err = s.ReadAll(tctx(t), "d", "k")
 			check("read", err)
-			rc, _, err := f.Backend.Get(tctx(t), key)
+			rc, _, err := f.Backend.Get(tctx(t), key, driver.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -543,7 +544,7 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	// A commit that uploads all its versions and is then fenced publishes
 	// none of them.
 	gate, paused := make(chan struct{}), make(chan struct{})
-	f.add(rule{match: func(key string, _ objstore.PutOptions) bool {
+	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
 		if key == objstore.ManifestKey("d") {
 			close(paused)
 			return true
@@ -629,7 +630,7 @@ func testDelete(t *testing.T, s *objstore.Store, _ *faulty) {
 func testIntegrity(t *testing.T, s *objstore.Store, f *faulty) {
 	c := commitPut(t, s, "d", "k", 1, "genuine")
 	obj := c.Versions[0].Object
-	if _, err := f.Backend.Put(tctx(t), obj, strings.NewReader("tampered"), 8, objstore.PutOptions{}); err != nil {
+	if _, err := f.Backend.Put(tctx(t), obj, strings.NewReader("tampered"), 8, driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.ReadAll(tctx(t), "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
@@ -661,7 +662,7 @@ func testInvalidInput(t *testing.T, s *objstore.Store, f *faulty) {
 		}
 	}
 	n := 0
-	if err := f.Backend.List(tctx(t), "", func(objstore.ObjectInfo) error { n++; return nil }); err != nil {
+	if err := f.Backend.List(tctx(t), "", func(driver.ObjectInfo) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // The cases in this file replay, one each, the ways a review found to lose
@@ -18,9 +19,9 @@ import (
 
 // onceBefore returns a rule that runs fn just before the first put that
 // match selects is sent, and then lets that put through unharmed.
-func onceBefore(match func(string, objstore.PutOptions) bool, fn func()) rule {
+func onceBefore(match func(string, driver.PutOptions) bool, fn func()) rule {
 	var once sync.Once
-	return rule{match: func(key string, opts objstore.PutOptions) bool {
+	return rule{match: func(key string, opts driver.PutOptions) bool {
 		if match(key, opts) {
 			once.Do(fn)
 		}
@@ -301,11 +302,11 @@ func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty) {
 // flight may yet land. (Found by the model in docs/model.md.)
 func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty) {
 	commitPut(t, s, "d", "k", 1, "before")
-	shardPut := func(key string, _ objstore.PutOptions) bool {
+	shardPut := func(key string, _ driver.PutOptions) bool {
 		return strings.HasPrefix(key, "d/_fence/s/")
 	}
 	errShard := fmt.Errorf("objstoretest: injected refusal of a shard: %w", objstore.ErrNotFound)
-	f.add(rule{match: func(key string, opts objstore.PutOptions) bool {
+	f.add(rule{match: func(key string, opts driver.PutOptions) bool {
 		if !manifestPut("d")(key, opts) {
 			return false
 		}

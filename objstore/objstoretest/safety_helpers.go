@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // logLimitSmall is the log bound of the stores that smallLog returns, so
@@ -21,7 +22,7 @@ const logLimitSmall = 4
 // "other" Store that writes to the backend directly, both keeping a log of
 // logLimitSmall commits.
 func smallLog(f *faulty) (s, other *objstore.Store) {
-	s = objstore.New(f, &objstore.Options{Holder: "suite", Deadline: 20 * time.Second, LogLimit: logLimitSmall})
+	s = objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimitSmall})
 	other = objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
 	return s, other
 }
@@ -92,7 +93,7 @@ func (f *faulty) clear() {
 // rawManifest returns the bytes of domain's manifest as stored.
 func rawManifest(t *testing.T, f *faulty, domain string) string {
 	t.Helper()
-	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey(domain))
+	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey(domain), driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,16 +109,16 @@ func rawManifest(t *testing.T, f *faulty, domain string) string {
 // behind every Store's back.
 func overwriteManifest(t *testing.T, f *faulty, domain, data string) {
 	t.Helper()
-	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey(domain), strings.NewReader(data), int64(len(data)), objstore.PutOptions{}); err != nil {
+	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey(domain), strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // listAll returns every object key in b.
-func listAll(t *testing.T, b objstore.Backend) []string {
+func listAll(t *testing.T, b driver.Backend) []string {
 	t.Helper()
 	var keys []string
-	if err := b.List(tctx(t), "", func(o objstore.ObjectInfo) error {
+	if err := b.List(tctx(t), "", func(o driver.ObjectInfo) error {
 		keys = append(keys, o.Key)
 		return nil
 	}); err != nil {

@@ -7,13 +7,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
 func TestConformance(t *testing.T) {
 	opts := testOptions(t)
-	s3test.Conformance(t, func(t *testing.T, prefix string, partSize int64) objstore.Backend {
+	s3test.Conformance(t, func(t *testing.T, prefix string, partSize int64) driver.Backend {
 		o := opts
 		o.PartSize, o.MultipartThreshold = partSize, partSize
 		return newBucket(t, prefix, o)
@@ -33,5 +33,24 @@ func TestPrefix(t *testing.T) {
 		defer out.Body.Close()
 		data, err := io.ReadAll(out.Body)
 		return string(data), err
+	})
+}
+
+func TestSlowProducer(t *testing.T) {
+	opts := testOptions(t)
+	opts.Timeouts = s3test.ShortTimeouts
+	opts.PartSize, opts.MultipartThreshold = s3test.MinPartSize, s3test.MinPartSize
+	s3test.SlowProducer(t, func(t *testing.T) driver.Backend { return newBucket(t, "", opts) })
+}
+
+func TestUnresponsiveServer(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	s3test.Unresponsive(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	})
 }

@@ -1,4 +1,4 @@
-// Package s3store is an objstore.Backend on AWS S3 and S3-compatible
+// Package s3store is an driver.Backend on AWS S3 and S3-compatible
 // stores (MinIO, and others that honour conditional writes), through
 // github.com/aws/aws-sdk-go-v2/service/s3.
 //
@@ -23,10 +23,12 @@
 //
 // # Conditional writes
 //
-// PutOptions.IfMatch and IfNoneMatch become If-Match and
+// The put modes driver.Update and driver.Create become If-Match and
 // If-None-Match: * on PutObject, or on CompleteMultipartUpload for a
 // multipart upload: the object appears only at completion, so that is
-// where the precondition must hold. A failed completion is aborted.
+// where the precondition must hold. A failed completion is aborted. S3
+// answers an If-Match on a missing key with 404 NoSuchKey; Put reports it
+// as driver.ErrPreconditionFailed, as the driver contract says.
 //
 // # Large bodies
 //
@@ -51,11 +53,11 @@
 // error in the chain for errors.As (smithy.APIError,
 // *awshttp.ResponseError):
 //
-//   - 412 PreconditionFailed: objstore.ErrPreconditionFailed
-//   - 409 ConditionalRequestConflict: objstore.ErrConflict
+//   - 412 PreconditionFailed: driver.ErrPreconditionFailed
+//   - 409 ConditionalRequestConflict: driver.ErrConflict
 //   - 404 NoSuchKey or NotFound, including If-Match on a missing key:
-//     objstore.ErrNotFound
-//   - NoSuchBucket: objstore.ErrNotFound, with a message naming the bucket
+//     driver.ErrNotFound
+//   - NoSuchBucket: driver.ErrNotFound, with a message naming the bucket
 //   - anything else, NoSuchUpload included (a retried completion whose
 //     first attempt succeeded gets it): no class, so the Store treats the
 //     outcome as ambiguous

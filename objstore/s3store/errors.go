@@ -7,6 +7,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 )
 
@@ -15,7 +16,16 @@ import (
 // errors.As (smithy.APIError, *awshttp.ResponseError).
 func (b *Backend) fail(op, key string, err error) error {
 	code, status := apiError(err)
-	class := s3err.Class(code, status)
+	return b.wrap(op, key, err, code, s3err.Class(code, status))
+}
+
+// failPut is fail for a Put in mode (see s3err.PutClass).
+func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
+	code, status := apiError(err)
+	return b.wrap("put", key, err, code, s3err.PutClass(code, status, mode))
+}
+
+func (b *Backend) wrap(op, key string, err error, code string, class error) error {
 	switch {
 	case code == "NoSuchBucket":
 		return fmt.Errorf("s3store: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, class, err)

@@ -5,13 +5,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
-	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
 func TestMultipart(t *testing.T) {
 	opts := testOptions(t)
-	objstoretest.RunMultipart(t, func(t *testing.T, partSize int64) *Backend {
+	drivertest.RunMultipart(t, func(t *testing.T, partSize int64) *Backend {
 		o := opts
 		o.PartSize, o.MultipartThreshold = partSize, partSize
 		return newBucket(t, "", o)

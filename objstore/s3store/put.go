@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3part"
 )
 
@@ -26,19 +26,16 @@ import (
 // moment. Put holds two parts (the one being sent and the next), or one
 // body of up to the threshold, in memory. If size is not -1 and body's length differs,
 // nothing is stored.
-func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	if b.err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, b.err)
-	}
-	if opts.IfMatch != "" && opts.IfNoneMatch {
-		return objstore.ObjectInfo{}, b.fail("put", key, &objstore.InvalidError{What: "option", Value: "IfMatch and IfNoneMatch", Reason: "mutually exclusive"})
+		return driver.ObjectInfo{}, b.fail("put", key, b.err)
 	}
 	if err := ctx.Err(); err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	p, err := s3part.Read(body, size, b.partSize, b.threshold)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	if p.Single() {
 		return b.putSingle(ctx, key, p.Data(), opts)
@@ -46,19 +43,14 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	return b.putMultipart(ctx, key, p, opts)
 }
 
-func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	in := &s3.PutObjectInput{
 		Bucket:        aws.String(b.bucket),
 		Key:           aws.String(b.objectKey(key)),
 		Body:          bytes.NewReader(data), // seekable: signed, and rewound on retries
 		ContentLength: aws.Int64(int64(len(data))),
 	}
-	if opts.IfMatch != "" {
-		in.IfMatch = aws.String(opts.IfMatch)
-	}
-	if opts.IfNoneMatch {
-		in.IfNoneMatch = aws.String("*")
-	}
+	in.IfMatch, in.IfNoneMatch = preconditions(opts.Mode)
 	if opts.ContentType != "" {
 		in.ContentType = aws.String(opts.ContentType)
 	}
@@ -70,22 +62,22 @@ func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts o
 	}
 	out, err := b.client.PutObject(ctx, in, checksumsWhenRequired)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
 	return b.putInfo(key, int64(len(data)), out.ETag)
 }
 
-func (b *Backend) putInfo(key string, size int64, etag *string) (objstore.ObjectInfo, error) {
+func (b *Backend) putInfo(key string, size int64, etag *string) (driver.ObjectInfo, error) {
 	if aws.ToString(etag) == "" {
-		return objstore.ObjectInfo{}, fmt.Errorf("s3store: put %q: the store returned no ETag, so conditional writes cannot work", key)
+		return driver.ObjectInfo{}, fmt.Errorf("s3store: put %q: the store returned no ETag, so conditional writes cannot work", key)
 	}
-	return objstore.ObjectInfo{Key: key, Size: size, ETag: *etag}, nil
+	return driver.ObjectInfo{Key: key, Size: size, ETag: *etag}, nil
 }
 
 // putMultipart uploads p's parts, one at a time, and completes the upload
 // with opts' precondition. On any failure it aborts the upload, with a
 // context that survives the caller's.
-func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts objstore.PutOptions) (_ objstore.ObjectInfo, err error) {
+func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, err error) {
 	ok := b.objectKey(key)
 	create := &s3.CreateMultipartUploadInput{
 		Bucket: aws.String(b.bucket),
@@ -102,7 +94,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	}
 	up, err := b.client.CreateMultipartUpload(ctx, create, checksumsWhenRequired)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	uploadID := up.UploadId
 	defer s3part.AbortOnError(ctx, &err, aws.ToString(uploadID), func(actx context.Context) error {
@@ -131,7 +123,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 		return nil
 	})
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	complete := &s3.CompleteMultipartUploadInput{
 		Bucket:          aws.String(b.bucket),
@@ -139,15 +131,10 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 		UploadId:        uploadID,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
 	}
-	if opts.IfMatch != "" {
-		complete.IfMatch = aws.String(opts.IfMatch)
-	}
-	if opts.IfNoneMatch {
-		complete.IfNoneMatch = aws.String("*")
-	}
+	complete.IfMatch, complete.IfNoneMatch = preconditions(opts.Mode)
 	out, err := b.client.CompleteMultipartUpload(ctx, complete, checksumsWhenRequired)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
 	return b.putInfo(key, total, out.ETag)
 }
@@ -167,4 +154,15 @@ func payloadHash(sum [sha256.Size]byte) func(*s3.Options) {
 				}), middleware.Before)
 		})
 	}
+}
+
+// preconditions returns the If-Match and If-None-Match headers of mode.
+func preconditions(mode driver.PutMode) (ifMatch, ifNoneMatch *string) {
+	switch m := mode.(type) {
+	case driver.Create:
+		return nil, aws.String("*")
+	case driver.Update:
+		return aws.String(m.ETag), nil
+	}
+	return nil, nil
 }

@@ -7,12 +7,17 @@ import (
 	"net/url"
 	"strings"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/internal/s3err"
+	"github.com/fencedstore/fence/transport"
 )
 
 // Multipart limits of S3 (and MinIO).
@@ -36,6 +41,10 @@ type Options struct {
 	// Region overrides the configured region (AWS_REGION, the profile).
 	// When neither sets one, Open uses "us-east-1". Open only.
 	Region string
+	// Timeouts bound each request (connect, first byte, idle); zero
+	// fields take transport's defaults. No operation has a deadline of
+	// its own. Open only.
+	Timeouts transport.Timeouts
 	// PathStyle addresses buckets as ENDPOINT/BUCKET rather than
 	// BUCKET.ENDPOINT, as most S3-compatible stores need. Open only.
 	PathStyle bool
@@ -58,7 +67,7 @@ type Options struct {
 }
 
 // Backend stores objects in one S3 bucket under a key prefix. It
-// implements objstore.Backend and objstore.Locator and is safe for
+// implements driver.Backend and is safe for
 // concurrent use.
 type Backend struct {
 	client    *s3.Client
@@ -73,8 +82,7 @@ type Backend struct {
 }
 
 var (
-	_ objstore.Backend = (*Backend)(nil)
-	_ objstore.Locator = (*Backend)(nil)
+	_ driver.Backend = (*Backend)(nil)
 )
 
 // New returns a backend that stores objects in bucket under prefix,
@@ -127,7 +135,7 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 			return nil, &objstore.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "credentials in the endpoint URL are not accepted; use the AWS credential chain (environment, shared credentials file)"}
 		}
 	}
-	var lo []func(*config.LoadOptions) error
+	lo := []func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(o.Timeouts.Apply))}
 	if o.Region != "" {
 		lo = append(lo, config.WithRegion(o.Region))
 	}
@@ -235,21 +243,30 @@ func (b *Backend) Prefix() string { return b.prefix }
 
 func (b *Backend) objectKey(key string) string { return b.prefix + key }
 
-// Get opens the object's content. The caller closes the reader.
-func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+// Get opens the object's content, or the range opts asks for. With
+// opts.IfNoneMatch, an unchanged object fails with driver.ErrNotModified
+// (304) and costs no transfer.
+func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	if b.err != nil {
-		return nil, objstore.ObjectInfo{}, b.fail("get", key, b.err)
+		return nil, driver.ObjectInfo{}, b.fail("get", key, b.err)
 	}
-	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{
+	in := &s3.GetObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.objectKey(key)),
-	}, checksumsWhenRequired)
-	if err != nil {
-		return nil, objstore.ObjectInfo{}, b.fail("get", key, err)
 	}
-	info := objstore.ObjectInfo{
+	if opts.IfNoneMatch != "" {
+		in.IfNoneMatch = aws.String(opts.IfNoneMatch)
+	}
+	if r := opts.RangeHeader(); r != "" {
+		in.Range = aws.String(r)
+	}
+	out, err := b.client.GetObject(ctx, in, checksumsWhenRequired)
+	if err != nil {
+		return nil, driver.ObjectInfo{}, b.fail("get", key, err)
+	}
+	info := driver.ObjectInfo{
 		Key:      key,
-		Size:     aws.ToInt64(out.ContentLength),
+		Size:     s3err.ObjectSize(aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)),
 		ETag:     aws.ToString(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
 	}
@@ -257,18 +274,18 @@ func (b *Backend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.
 }
 
 // Head returns the object's metadata.
-func (b *Backend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
 	if b.err != nil {
-		return objstore.ObjectInfo{}, b.fail("head", key, b.err)
+		return driver.ObjectInfo{}, b.fail("head", key, b.err)
 	}
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.objectKey(key)),
 	}, checksumsWhenRequired)
 	if err != nil {
-		return objstore.ObjectInfo{}, b.fail("head", key, err)
+		return driver.ObjectInfo{}, b.fail("head", key, err)
 	}
-	return objstore.ObjectInfo{
+	return driver.ObjectInfo{
 		Key:      key,
 		Size:     aws.ToInt64(out.ContentLength),
 		ETag:     aws.ToString(out.ETag),
@@ -294,7 +311,7 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 
 // List calls fn for every object whose key starts with prefix, in lexical
 // key order, with the backend's prefix stripped from the keys.
-func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.ObjectInfo) error) error {
+func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
 	if b.err != nil {
 		return b.fail("list", prefix, b.err)
 	}
@@ -312,7 +329,7 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(objstore.Obje
 			if !ok {
 				continue // cannot happen: S3 filtered by our prefix
 			}
-			err := fn(objstore.ObjectInfo{
+			err := fn(driver.ObjectInfo{
 				Key:      k,
 				Size:     aws.ToInt64(o.Size),
 				ETag:     aws.ToString(o.ETag),

@@ -2,7 +2,6 @@ package s3store
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -47,7 +47,7 @@ func TestOptions(t *testing.T) {
 			t.Errorf("Open(%+v): %v, want ErrInvalid", o, err)
 		}
 		b := New(s3.New(s3.Options{Region: "us-east-1"}), "b", "", &o)
-		if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, objstore.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
+		if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
 			t.Errorf("New(%+v).Put: %v, want ErrInvalid", o, err)
 		}
 	}
@@ -91,13 +91,5 @@ func TestLocation(t *testing.T) {
 		if got := New(s3.New(o), "bkt", tc.prefix, nil).Location(); got != tc.want {
 			t.Errorf("Location(prefix %q, endpoint %q, region %q) = %q, want %q", tc.prefix, tc.endpoint, tc.region, got, tc.want)
 		}
-	}
-}
-
-func TestMutuallyExclusivePreconditions(t *testing.T) {
-	b := New(s3.New(s3.Options{Region: "us-east-1"}), "b", "", nil)
-	_, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, objstore.PutOptions{IfMatch: `"x"`, IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrInvalid) {
-		t.Fatal(fmt.Sprint("Put with both preconditions: ", err))
 	}
 }

@@ -1,12 +1,15 @@
-// Package objstoretest holds conformance suites that every objstore
-// backend must pass. A backend's package test runs them in a few lines:
+// Package drivertest holds the conformance suites every driver.Backend
+// passes. A backend's package test runs them in a few lines:
 //
 //	func TestConformance(t *testing.T) {
-//		objstoretest.RunBackend(t, func(t *testing.T) objstore.Backend {
+//		drivertest.Run(t, func(t *testing.T) driver.Backend {
 //			return memstore.New()
 //		})
 //	}
-package objstoretest
+//
+// The fencing suites, which run a Store over the backend, are in
+// objstoretest.
+package drivertest
 
 import (
 	"bytes"
@@ -22,24 +25,24 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
-// RunBackend runs the backend conformance suite. It calls newBackend once
+// Run runs the backend conformance suite. It calls newBackend once
 // per subtest and closes the backend when the subtest ends; newBackend
 // should register any other cleanup (a throwaway bucket, a temporary
 // directory) with t.Cleanup.
 //
-// The suite uses only the objstore.Backend interface and its documented
-// behaviour: ETags are opaque, If-Match on a missing key may fail with
-// ErrNotFound or ErrPreconditionFailed, and a racing conditional write may
-// lose with ErrConflict as well as ErrPreconditionFailed. Beyond the
+// The suite uses only the driver.Backend interface and its documented
+// behaviour: ETags are opaque, an Update of a missing key fails with
+// ErrPreconditionFailed, and a racing conditional write may lose with
+// ErrConflict as well as ErrPreconditionFailed. Beyond the
 // interface it requires that a call with a cancelled context fails with an
 // error matching context.Canceled and applies nothing.
 //
 // Every subtest writes only under its own random prefix and deletes what
 // it wrote, so the backend need not be empty and may be shared.
-func RunBackend(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
+func Run(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 	t.Helper()
 	tests := []struct {
 		name string
@@ -62,6 +65,7 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 		{"RaceIfNoneMatch", (*backendCase).raceIfNoneMatch},
 		{"CancelledContext", (*backendCase).cancelledContext},
 		{"ConditionalGet", (*backendCase).conditionalGet},
+		{"RangedGet", (*backendCase).rangedGet},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,11 +82,11 @@ func RunBackend(t *testing.T, newBackend func(t *testing.T) objstore.Backend) {
 	}
 }
 
-// backendCase is one subtest of RunBackend: a backend and the prefix
+// backendCase is one subtest of Run: a backend and the prefix
 // under which the subtest writes.
 type backendCase struct {
 	t *testing.T
-	b objstore.Backend
+	b driver.Backend
 	p string // ends in "/"
 }
 
@@ -92,7 +96,7 @@ func (c *backendCase) newPrefix() string {
 	if _, err := rand.Read(r[:]); err != nil {
 		c.t.Fatal(err)
 	}
-	return "objstoretest-" + hex.EncodeToString(r[:]) + "/"
+	return "drivertest-" + hex.EncodeToString(r[:]) + "/"
 }
 
 // cleanup deletes everything under the prefix, best effort.
@@ -100,7 +104,7 @@ func (c *backendCase) cleanup() {
 	t, b, p := c.t, c.b, c.p
 	ctx := context.WithoutCancel(t.Context())
 	var keys []string
-	if err := b.List(ctx, p, func(o objstore.ObjectInfo) error {
+	if err := b.List(ctx, p, func(o driver.ObjectInfo) error {
 		keys = append(keys, o.Key)
 		return nil
 	}); err != nil {
@@ -114,7 +118,7 @@ func (c *backendCase) cleanup() {
 	}
 }
 
-func (c *backendCase) put(key string, data []byte, opts objstore.PutOptions) objstore.ObjectInfo {
+func (c *backendCase) put(key string, data []byte, opts driver.PutOptions) driver.ObjectInfo {
 	t, b := c.t, c.b
 	t.Helper()
 	info, err := b.Put(t.Context(), key, bytes.NewReader(data), int64(len(data)), opts)
@@ -132,7 +136,7 @@ func (c *backendCase) put(key string, data []byte, opts objstore.PutOptions) obj
 func (c *backendCase) mustContain(key string, want []byte) string {
 	t, b := c.t, c.b
 	t.Helper()
-	rc, info, err := b.Get(t.Context(), key)
+	rc, info, err := b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -156,7 +160,7 @@ func (c *backendCase) mustContain(key string, want []byte) string {
 	return head.ETag
 }
 
-func (c *backendCase) checkInfo(op, key string, info objstore.ObjectInfo, size int64) {
+func (c *backendCase) checkInfo(op, key string, info driver.ObjectInfo, size int64) {
 	t := c.t
 	t.Helper()
 	if info.Key != "" && info.Key != key {
@@ -173,7 +177,7 @@ func (c *backendCase) checkInfo(op, key string, info objstore.ObjectInfo, size i
 func (c *backendCase) mustNotExist(key string) {
 	t, b := c.t, c.b
 	t.Helper()
-	if info, err := b.Head(t.Context(), key); !errors.Is(err, objstore.ErrNotFound) {
+	if info, err := b.Head(t.Context(), key); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("Head(%q) = %+v, %v; want ErrNotFound", key, info, err)
 	}
 }
@@ -189,7 +193,7 @@ func (c *backendCase) roundTrip() {
 	t, p := c.t, c.p
 	key := p + "roundtrip"
 	data := []byte("hello, fence")
-	info := c.put(key, data, objstore.PutOptions{})
+	info := c.put(key, data, driver.PutOptions{})
 	if etag := c.mustContain(key, data); etag != info.ETag {
 		t.Fatalf("Put returned ETag %q, Head says %q", info.ETag, etag)
 	}
@@ -199,7 +203,7 @@ func (c *backendCase) emptyObject() {
 	t, b, p := c.t, c.b, c.p
 	for _, size := range []int64{0, -1} {
 		key := fmt.Sprintf("%sempty%d", p, size)
-		info, err := b.Put(t.Context(), key, bytes.NewReader(nil), size, objstore.PutOptions{})
+		info, err := b.Put(t.Context(), key, bytes.NewReader(nil), size, driver.PutOptions{})
 		if err != nil {
 			t.Fatalf("Put(%q, size %d): %v", key, size, err)
 		}
@@ -227,11 +231,11 @@ func (c *backendCase) largeObject() {
 		if size < 0 {
 			body = backendOpaqueReader{body}
 		}
-		info, err := b.Put(t.Context(), key, body, size, objstore.PutOptions{})
+		info, err := b.Put(t.Context(), key, body, size, driver.PutOptions{})
 		if err != nil {
 			t.Fatalf("Put(%q, size %d): %v", key, size, err)
 		}
-		rc, got, err := b.Get(t.Context(), key)
+		rc, got, err := b.Get(t.Context(), key, driver.GetOptions{})
 		if err != nil {
 			t.Fatalf("Get(%q): %v", key, err)
 		}
@@ -255,7 +259,7 @@ func (c *backendCase) largeObject() {
 func (c *backendCase) notFound() {
 	t, b, p := c.t, c.b, c.p
 	key := p + "missing"
-	if rc, _, err := b.Get(t.Context(), key); !errors.Is(err, objstore.ErrNotFound) {
+	if rc, _, err := b.Get(t.Context(), key, driver.GetOptions{}); !errors.Is(err, driver.ErrNotFound) {
 		if rc != nil {
 			rc.Close()
 		}
@@ -263,7 +267,7 @@ func (c *backendCase) notFound() {
 	}
 	c.mustNotExist(key)
 	// A key that is a prefix of an existing one does not exist either.
-	c.put(p+"missing/child", []byte("x"), objstore.PutOptions{})
+	c.put(p+"missing/child", []byte("x"), driver.PutOptions{})
 	c.mustNotExist(key)
 }
 
@@ -271,9 +275,9 @@ func (c *backendCase) ifNoneMatchExisting() {
 	t, b, p := c.t, c.b, c.p
 	key := p + "create"
 	first := []byte("first")
-	c.put(key, first, objstore.PutOptions{IfNoneMatch: true})
-	_, err := b.Put(t.Context(), key, strings.NewReader("second"), 6, objstore.PutOptions{IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrPreconditionFailed) {
+	c.put(key, first, driver.PutOptions{Mode: driver.Create{}})
+	_, err := b.Put(t.Context(), key, strings.NewReader("second"), 6, driver.PutOptions{Mode: driver.Create{}})
+	if !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("Put(If-None-Match) over an existing object: error = %v, want ErrPreconditionFailed", err)
 	}
 	c.mustContain(key, first)
@@ -282,10 +286,10 @@ func (c *backendCase) ifNoneMatchExisting() {
 func (c *backendCase) ifMatchStale() {
 	t, b, p := c.t, c.b, c.p
 	key := p + "stale"
-	v1 := c.put(key, []byte("v1"), objstore.PutOptions{})
-	c.put(key, []byte("v2"), objstore.PutOptions{})
-	_, err := b.Put(t.Context(), key, strings.NewReader("v3"), 2, objstore.PutOptions{IfMatch: v1.ETag})
-	if !errors.Is(err, objstore.ErrPreconditionFailed) {
+	v1 := c.put(key, []byte("v1"), driver.PutOptions{})
+	c.put(key, []byte("v2"), driver.PutOptions{})
+	_, err := b.Put(t.Context(), key, strings.NewReader("v3"), 2, driver.PutOptions{Mode: driver.Update{ETag: v1.ETag}})
+	if !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("Put(If-Match stale etag): error = %v, want ErrPreconditionFailed", err)
 	}
 	c.mustContain(key, []byte("v2"))
@@ -293,11 +297,11 @@ func (c *backendCase) ifMatchStale() {
 
 func (c *backendCase) ifMatchMissing() {
 	t, b, p := c.t, c.b, c.p
-	other := c.put(p+"other", []byte("other"), objstore.PutOptions{})
+	other := c.put(p+"other", []byte("other"), driver.PutOptions{})
 	key := p + "missing"
-	_, err := b.Put(t.Context(), key, strings.NewReader("x"), 1, objstore.PutOptions{IfMatch: other.ETag})
-	if !errors.Is(err, objstore.ErrNotFound) && !errors.Is(err, objstore.ErrPreconditionFailed) {
-		t.Fatalf("Put(If-Match) on a missing object: error = %v, want ErrNotFound or ErrPreconditionFailed", err)
+	_, err := b.Put(t.Context(), key, strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Update{ETag: other.ETag}})
+	if !errors.Is(err, driver.ErrPreconditionFailed) {
+		t.Fatalf("Put(Update) on a missing object: error = %v, want ErrPreconditionFailed", err)
 	}
 	c.mustNotExist(key)
 }
@@ -305,13 +309,13 @@ func (c *backendCase) ifMatchMissing() {
 func (c *backendCase) ifMatchCurrent() {
 	t, p := c.t, c.p
 	key := p + "current"
-	v1 := c.put(key, []byte("v1"), objstore.PutOptions{})
-	v2 := c.put(key, []byte("v2"), objstore.PutOptions{IfMatch: v1.ETag})
+	v1 := c.put(key, []byte("v1"), driver.PutOptions{})
+	v2 := c.put(key, []byte("v2"), driver.PutOptions{Mode: driver.Update{ETag: v1.ETag}})
 	if etag := c.mustContain(key, []byte("v2")); etag != v2.ETag {
 		t.Fatalf("Put returned ETag %q, Head says %q", v2.ETag, etag)
 	}
 	// The new ETag is current: a write conditional on it succeeds too.
-	c.put(key, []byte("v3"), objstore.PutOptions{IfMatch: v2.ETag})
+	c.put(key, []byte("v3"), driver.PutOptions{Mode: driver.Update{ETag: v2.ETag}})
 	c.mustContain(key, []byte("v3"))
 }
 
@@ -320,7 +324,7 @@ func (c *backendCase) etagChanges() {
 	key := p + "etag"
 	seen := map[string]string{}
 	for _, v := range []string{"one", "two", "three, longer", ""} {
-		info := c.put(key, []byte(v), objstore.PutOptions{})
+		info := c.put(key, []byte(v), driver.PutOptions{})
 		if prev, ok := seen[info.ETag]; ok {
 			t.Fatalf("contents %q and %q got the same ETag %q", prev, v, info.ETag)
 		}
@@ -331,7 +335,7 @@ func (c *backendCase) etagChanges() {
 func (c *backendCase) delete() {
 	t, b, p := c.t, c.b, c.p
 	key := p + "doomed"
-	c.put(key, []byte("x"), objstore.PutOptions{})
+	c.put(key, []byte("x"), driver.PutOptions{})
 	for i := range 2 {
 		if err := b.Delete(t.Context(), key); err != nil {
 			t.Fatalf("Delete #%d: %v", i+1, err)
@@ -342,17 +346,17 @@ func (c *backendCase) delete() {
 		t.Fatalf("Delete of a key that never existed: %v", err)
 	}
 	// A deleted key can be created again, conditionally.
-	c.put(key, []byte("again"), objstore.PutOptions{IfNoneMatch: true})
+	c.put(key, []byte("again"), driver.PutOptions{Mode: driver.Create{}})
 	c.mustContain(key, []byte("again"))
 }
 
 // listKeys returns the keys List reports under prefix, checking that each
 // ObjectInfo matches want.
-func (c *backendCase) listKeys(prefix string, want map[string]objstore.ObjectInfo) []string {
+func (c *backendCase) listKeys(prefix string, want map[string]driver.ObjectInfo) []string {
 	t, b := c.t, c.b
 	t.Helper()
 	var keys []string
-	err := b.List(t.Context(), prefix, func(o objstore.ObjectInfo) error {
+	err := b.List(t.Context(), prefix, func(o driver.ObjectInfo) error {
 		keys = append(keys, o.Key)
 		if w, ok := want[o.Key]; ok && (o.Size != w.Size || o.ETag != w.ETag) {
 			t.Errorf("List(%q) reported %q with size %d, ETag %q; want %d, %q", prefix, o.Key, o.Size, o.ETag, w.Size, w.ETag)
@@ -370,15 +374,15 @@ func (c *backendCase) list() {
 	// Chosen so that lexical order differs from a naive directory walk:
 	// '-' and ' ' sort before '/', and '/' before letters.
 	names := []string{"a", "a/b", "a/b/c", "a-b", "a b", "ab", "b", "b/a", "c"}
-	want := map[string]objstore.ObjectInfo{}
+	want := map[string]driver.ObjectInfo{}
 	for i, n := range names {
 		data := bytes.Repeat([]byte{'x'}, i)
-		info := c.put(p+n, data, objstore.PutOptions{})
-		want[p+n] = objstore.ObjectInfo{Key: p + n, Size: int64(len(data)), ETag: info.ETag}
+		info := c.put(p+n, data, driver.PutOptions{})
+		want[p+n] = driver.ObjectInfo{Key: p + n, Size: int64(len(data)), ETag: info.ETag}
 	}
 	// A key beside the prefix, which no listing below may report.
 	outside := strings.TrimSuffix(p, "/") + "-outside"
-	c.put(outside, []byte("x"), objstore.PutOptions{})
+	c.put(outside, []byte("x"), driver.PutOptions{})
 	t.Cleanup(func() { b.Delete(context.WithoutCancel(t.Context()), outside) })
 
 	for _, tc := range []struct {
@@ -409,11 +413,11 @@ func (c *backendCase) list() {
 func (c *backendCase) listStops() {
 	t, b, p := c.t, c.b, c.p
 	for _, n := range []string{"1", "2", "3", "4/5"} {
-		c.put(p+n, []byte(n), objstore.PutOptions{})
+		c.put(p+n, []byte(n), driver.PutOptions{})
 	}
-	stop := errors.New("objstoretest: stop")
+	stop := errors.New("drivertest: stop")
 	var seen []string
-	err := b.List(t.Context(), p, func(o objstore.ObjectInfo) error {
+	err := b.List(t.Context(), p, func(o driver.ObjectInfo) error {
 		seen = append(seen, o.Key)
 		if len(seen) == 2 {
 			return stop
@@ -439,7 +443,7 @@ func (c *backendCase) keyShapes() {
 	slices.Sort(names)
 	var want []string
 	for _, n := range names {
-		c.put(p+n, []byte("content of "+n), objstore.PutOptions{IfNoneMatch: true})
+		c.put(p+n, []byte("content of "+n), driver.PutOptions{Mode: driver.Create{}})
 		want = append(want, p+n)
 	}
 	for _, n := range names {
@@ -459,13 +463,13 @@ func (c *backendCase) keyShapes() {
 // race runs n conditional puts of key at once and returns the index and
 // reply of the one that succeeded. Losers must fail with
 // ErrPreconditionFailed or ErrConflict.
-func (c *backendCase) race(key string, n int, opts objstore.PutOptions) (int, objstore.ObjectInfo) {
+func (c *backendCase) race(key string, n int, opts driver.PutOptions) (int, driver.ObjectInfo) {
 	t, b := c.t, c.b
 	t.Helper()
 	var (
 		wg      sync.WaitGroup
 		start   = make(chan struct{})
-		infos   = make([]objstore.ObjectInfo, n)
+		infos   = make([]driver.ObjectInfo, n)
 		errs    = make([]error, n)
 		content = func(i int) string { return fmt.Sprintf("writer %d", i) }
 	)
@@ -485,7 +489,7 @@ func (c *backendCase) race(key string, n int, opts objstore.PutOptions) (int, ob
 			t.Fatalf("writers %d and %d both succeeded with %+v", winner, i, opts)
 		case err == nil:
 			winner = i
-		case !errors.Is(err, objstore.ErrPreconditionFailed) && !errors.Is(err, objstore.ErrConflict):
+		case !errors.Is(err, driver.ErrPreconditionFailed) && !errors.Is(err, driver.ErrConflict):
 			t.Errorf("writer %d: error = %v, want ErrPreconditionFailed or ErrConflict", i, err)
 		}
 	}
@@ -501,13 +505,13 @@ func (c *backendCase) race(key string, n int, opts objstore.PutOptions) (int, ob
 func (c *backendCase) raceIfMatch() {
 	p := c.p
 	key := p + "race"
-	base := c.put(key, []byte("base"), objstore.PutOptions{})
-	c.race(key, 16, objstore.PutOptions{IfMatch: base.ETag})
+	base := c.put(key, []byte("base"), driver.PutOptions{})
+	c.race(key, 16, driver.PutOptions{Mode: driver.Update{ETag: base.ETag}})
 }
 
 func (c *backendCase) raceIfNoneMatch() {
 	p := c.p
-	c.race(p+"race", 16, objstore.PutOptions{IfNoneMatch: true})
+	c.race(p+"race", 16, driver.PutOptions{Mode: driver.Create{}})
 }
 
 func (c *backendCase) cancelledContext() {
@@ -522,17 +526,17 @@ func (c *backendCase) cancelledContext() {
 		}
 	}
 
-	_, err := b.Put(ctx, key, strings.NewReader("x"), 1, objstore.PutOptions{})
+	_, err := b.Put(ctx, key, strings.NewReader("x"), 1, driver.PutOptions{})
 	want("Put", err)
 	c.mustNotExist(key)
 
-	c.put(key, []byte("kept"), objstore.PutOptions{})
-	_, err = b.Put(ctx, key, strings.NewReader("lost"), 4, objstore.PutOptions{})
+	c.put(key, []byte("kept"), driver.PutOptions{})
+	_, err = b.Put(ctx, key, strings.NewReader("lost"), 4, driver.PutOptions{})
 	want("Put over an existing object", err)
 	want("Delete", b.Delete(ctx, key))
 	c.mustContain(key, []byte("kept"))
 
-	rc, _, err := b.Get(ctx, key)
+	rc, _, err := b.Get(ctx, key, driver.GetOptions{})
 	if rc != nil {
 		rc.Close()
 	}
@@ -540,7 +544,7 @@ func (c *backendCase) cancelledContext() {
 	_, err = b.Head(ctx, key)
 	want("Head", err)
 	for _, prefix := range []string{p, p + "nothing/"} {
-		want("List", b.List(ctx, prefix, func(objstore.ObjectInfo) error {
+		want("List", b.List(ctx, prefix, func(driver.ObjectInfo) error {
 			t.Error("List with a cancelled context called fn")
 			return nil
 		}))

@@ -1,4 +1,4 @@
-package objstoretest
+package drivertest
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Part sizes RunMultipart asks for.
@@ -39,7 +40,7 @@ const (
 // the bucket's removal with t.Cleanup. RunMultipart calls it once per
 // subtest and closes the backend when the subtest ends. uploads returns
 // the keys of the unfinished multipart uploads in b's bucket.
-func RunMultipart[B objstore.Backend](t *testing.T, newBackend func(t *testing.T, partSize int64) B, uploads func(t *testing.T, b B) []string) {
+func RunMultipart[B driver.Backend](t *testing.T, newBackend func(t *testing.T, partSize int64) B, uploads func(t *testing.T, b B) []string) {
 	t.Helper()
 	tests := []struct {
 		name     string
@@ -66,7 +67,7 @@ func RunMultipart[B objstore.Backend](t *testing.T, newBackend func(t *testing.T
 }
 
 type multipartCase struct {
-	b        objstore.Backend
+	b        driver.Backend
 	partSize int64
 	uploads  func(t *testing.T) []string
 }
@@ -146,9 +147,9 @@ func (c *multipartCase) mustHaveNoUploads(t *testing.T) {
 	}
 }
 
-func (c *multipartCase) mustGet(t *testing.T, key string, size int64, sum [32]byte) objstore.ObjectInfo {
+func (c *multipartCase) mustGet(t *testing.T, key string, size int64, sum [32]byte) driver.ObjectInfo {
 	t.Helper()
-	rc, info, err := c.b.Get(t.Context(), key)
+	rc, info, err := c.b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -163,7 +164,7 @@ func (c *multipartCase) mustGet(t *testing.T, key string, size int64, sum [32]by
 
 func (c *multipartCase) mustNotExist(t *testing.T, key string) {
 	t.Helper()
-	if _, err := c.b.Head(t.Context(), key); !errors.Is(err, objstore.ErrNotFound) {
+	if _, err := c.b.Head(t.Context(), key); !errors.Is(err, driver.ErrNotFound) {
 		t.Fatalf("Head(%q) = %v, want ErrNotFound", key, err)
 	}
 }
@@ -177,7 +178,7 @@ func (c *multipartCase) unknownSize(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	info, err := b.Put(t.Context(), "big", &pattern{n: size}, -1, objstore.PutOptions{IfNoneMatch: true})
+	info, err := b.Put(t.Context(), "big", &pattern{n: size}, -1, driver.PutOptions{Mode: driver.Create{}})
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatalf("Put: %v", err)
@@ -202,8 +203,8 @@ func (c *multipartCase) unknownSize(t *testing.T) {
 
 	// Write-once holds on the multipart path: If-None-Match: * is checked
 	// by CompleteMultipartUpload, and the upload is aborted.
-	_, err = b.Put(t.Context(), "big", &pattern{n: size}, -1, objstore.PutOptions{IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrPreconditionFailed) {
+	_, err = b.Put(t.Context(), "big", &pattern{n: size}, -1, driver.PutOptions{Mode: driver.Create{}})
+	if !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("second multipart Put with If-None-Match: %v, want ErrPreconditionFailed", err)
 	}
 	c.mustHaveNoUploads(t)
@@ -218,7 +219,7 @@ func (c *multipartCase) failures(t *testing.T) {
 	sum := patternSum(size)
 	errBody := errors.New("body failed")
 	t.Run("BodyFails", func(t *testing.T) {
-		_, err := b.Put(ctx, "k", &failAfter{r: &pattern{n: size}, n: 7 << 20, err: errBody}, -1, objstore.PutOptions{IfNoneMatch: true})
+		_, err := b.Put(ctx, "k", &failAfter{r: &pattern{n: size}, n: 7 << 20, err: errBody}, -1, driver.PutOptions{Mode: driver.Create{}})
 		if !errors.Is(err, errBody) {
 			t.Fatalf("Put: %v, want the body's error", err)
 		}
@@ -236,7 +237,7 @@ func (c *multipartCase) failures(t *testing.T) {
 			cancel() // after two parts went out; the third is being read
 			return rest.Read(p)
 		}))
-		_, err := b.Put(cctx, "k", r, -1, objstore.PutOptions{})
+		_, err := b.Put(cctx, "k", r, -1, driver.PutOptions{})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Put: %v, want context.Canceled", err)
 		}
@@ -244,7 +245,7 @@ func (c *multipartCase) failures(t *testing.T) {
 		c.mustHaveNoUploads(t)
 	})
 	t.Run("KnownSizeShort", func(t *testing.T) {
-		_, err := b.Put(ctx, "k", &pattern{n: size - 1}, size, objstore.PutOptions{})
+		_, err := b.Put(ctx, "k", &pattern{n: size - 1}, size, driver.PutOptions{})
 		if err == nil {
 			t.Fatal("Put of a body shorter than its size succeeded")
 		}
@@ -252,7 +253,7 @@ func (c *multipartCase) failures(t *testing.T) {
 		c.mustHaveNoUploads(t)
 	})
 	t.Run("KnownSizeLong", func(t *testing.T) {
-		_, err := b.Put(ctx, "k", &pattern{n: size + 1}, size, objstore.PutOptions{})
+		_, err := b.Put(ctx, "k", &pattern{n: size + 1}, size, driver.PutOptions{})
 		if err == nil {
 			t.Fatal("Put of a body longer than its size succeeded")
 		}
@@ -260,19 +261,19 @@ func (c *multipartCase) failures(t *testing.T) {
 		c.mustHaveNoUploads(t)
 	})
 	t.Run("Preconditions", func(t *testing.T) {
-		orig, err := b.Put(ctx, "cond", &pattern{n: size}, size, objstore.PutOptions{IfNoneMatch: true})
+		orig, err := b.Put(ctx, "cond", &pattern{n: size}, size, driver.PutOptions{Mode: driver.Create{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
 			name string
 			key  string
-			opts objstore.PutOptions
+			opts driver.PutOptions
 			want error
 		}{
-			{"IfNoneMatchExisting", "cond", objstore.PutOptions{IfNoneMatch: true}, objstore.ErrPreconditionFailed},
-			{"IfMatchStale", "cond", objstore.PutOptions{IfMatch: `"0123456789abcdef0123456789abcdef-3"`}, objstore.ErrPreconditionFailed},
-			{"IfMatchMissing", "missing", objstore.PutOptions{IfMatch: orig.ETag}, objstore.ErrNotFound},
+			{"IfNoneMatchExisting", "cond", driver.PutOptions{Mode: driver.Create{}}, driver.ErrPreconditionFailed},
+			{"IfMatchStale", "cond", driver.PutOptions{Mode: driver.Update{ETag: `"0123456789abcdef0123456789abcdef-3"`}}, driver.ErrPreconditionFailed},
+			{"IfMatchMissing", "missing", driver.PutOptions{Mode: driver.Update{ETag: orig.ETag}}, driver.ErrPreconditionFailed},
 		} {
 			_, err := b.Put(ctx, tc.key, &pattern{n: size + 5}, -1, tc.opts)
 			if !errors.Is(err, tc.want) {
@@ -283,7 +284,7 @@ func (c *multipartCase) failures(t *testing.T) {
 		c.mustNotExist(t, "missing")
 		c.mustHaveNoUploads(t)
 		// And the current ETag works on the multipart path.
-		if _, err := b.Put(ctx, "cond", &pattern{n: size + 5}, -1, objstore.PutOptions{IfMatch: orig.ETag}); err != nil {
+		if _, err := b.Put(ctx, "cond", &pattern{n: size + 5}, -1, driver.PutOptions{Mode: driver.Update{ETag: orig.ETag}}); err != nil {
 			t.Fatalf("multipart Put with the current If-Match: %v", err)
 		}
 		c.mustGet(t, "cond", size+5, patternSum(size+5))
@@ -303,15 +304,15 @@ func (c *multipartCase) preconditionAtComplete(t *testing.T) {
 	reached := body.reached
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.Put(ctx, "k", body, -1, objstore.PutOptions{IfNoneMatch: true})
+		_, err := b.Put(ctx, "k", body, -1, driver.PutOptions{Mode: driver.Create{}})
 		done <- err
 	}()
 	<-reached // the first part is uploaded, the second is being read
-	if _, err := b.Put(ctx, "k", strings.NewReader("other"), 5, objstore.PutOptions{IfNoneMatch: true}); err != nil {
+	if _, err := b.Put(ctx, "k", strings.NewReader("other"), 5, driver.PutOptions{Mode: driver.Create{}}); err != nil {
 		t.Fatalf("competing Put: %v", err)
 	}
 	close(body.open)
-	if err := <-done; !errors.Is(err, objstore.ErrPreconditionFailed) {
+	if err := <-done; !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("multipart Put that lost the race: %v, want ErrPreconditionFailed", err)
 	}
 	c.mustGet(t, "k", 5, sha256.Sum256([]byte("other")))
@@ -320,19 +321,22 @@ func (c *multipartCase) preconditionAtComplete(t *testing.T) {
 
 // ignoreConditions is a store that accepts conditional headers and
 // ignores them: it drops them before they reach the backend.
-type ignoreConditions struct{ objstore.Backend }
+type ignoreConditions struct{ driver.Backend }
 
-func (i ignoreConditions) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
-	opts.IfMatch, opts.IfNoneMatch = "", false
+func (i ignoreConditions) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	opts.Mode = nil
 	return i.Backend.Put(ctx, key, body, size, opts)
 }
+
+// Location differs from the real backend's, whose probe passed.
+func (i ignoreConditions) Location() string { return "ignoring+" + i.Backend.Location() }
 
 // refusesStoreIgnoringConditions: a Store over a backend that drops the
 // conditional headers refuses to write, and writes nothing.
 func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
 	b := c.b
 	ctx := t.Context()
-	if err := objstore.Probe(ctx, b); err != nil {
+	if err := driver.Probe(ctx, b); err != nil {
 		t.Fatalf("Probe of the real backend: %v", err)
 	}
 	s := objstore.New(ignoreConditions{b}, nil)
@@ -341,7 +345,7 @@ func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
 		t.Fatalf("Put through a store that ignores conditions: %v, want ErrUnsafeStore", err)
 	}
 	var left []string
-	if err := b.List(ctx, "", func(o objstore.ObjectInfo) error {
+	if err := b.List(ctx, "", func(o driver.ObjectInfo) error {
 		left = append(left, o.Key)
 		return nil
 	}); err != nil {

@@ -1,21 +1,23 @@
-// Package s3err maps S3 error answers to the objstore error classes, for
+// Package s3err maps S3 answers to the driver's terms (error classes, object sizes), for
 // the s3store and miniostore backends, which each take the error code and
 // HTTP status out of their own SDK's errors.
 package s3err
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Class returns the objstore error class of an S3 error answer with the
 // given error code and HTTP status, or nil:
 //
-//   - NoSuchBucket, NoSuchKey, NotFound or 404: objstore.ErrNotFound
-//   - NotModified or 304: objstore.ErrNotModified
-//   - PreconditionFailed or 412: objstore.ErrPreconditionFailed
-//   - ConditionalRequestConflict: objstore.ErrConflict
+//   - NoSuchBucket, NoSuchKey, NotFound or 404: driver.ErrNotFound
+//   - NotModified or 304: driver.ErrNotModified
+//   - PreconditionFailed or 412: driver.ErrPreconditionFailed
+//   - ConditionalRequestConflict: driver.ErrConflict
 //   - NoSuchUpload, and anything else: nil. NoSuchUpload is not the
 //     object's absence: a retried CompleteMultipartUpload whose first
 //     attempt succeeded gets it, so it stays ambiguous.
@@ -24,17 +26,43 @@ import (
 func Class(code string, status int) error {
 	switch {
 	case code == "NoSuchBucket":
-		return objstore.ErrNotFound
+		return driver.ErrNotFound
 	case status == http.StatusNotModified || code == "NotModified":
-		return objstore.ErrNotModified
+		return driver.ErrNotModified
 	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
-		return objstore.ErrPreconditionFailed
+		return driver.ErrPreconditionFailed
 	case code == "ConditionalRequestConflict":
-		return objstore.ErrConflict
+		return driver.ErrConflict
 	case code == "NoSuchUpload":
 		return nil
 	case code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound:
-		return objstore.ErrNotFound
+		return driver.ErrNotFound
 	}
 	return nil
+}
+
+// PutClass is Class for the answer to a Put in mode: an Update of a
+// missing key (NoSuchKey, 404) fails its precondition, as the driver
+// contract says, while a missing bucket stays ErrNotFound.
+func PutClass(code string, status int, mode driver.PutMode) error {
+	class := Class(code, status)
+	if _, update := mode.(driver.Update); update && class == driver.ErrNotFound && code != "NoSuchBucket" {
+		return driver.ErrPreconditionFailed
+	}
+	return class
+}
+
+// ObjectSize returns the whole object's size from a GET answer: the total
+// of its Content-Range ("bytes 0-9/1234") when it has one, else its
+// Content-Length.
+func ObjectSize(contentRange string, contentLength int64) int64 {
+	i := strings.LastIndexByte(contentRange, '/')
+	if i < 0 {
+		return contentLength
+	}
+	n, err := strconv.ParseInt(contentRange[i+1:], 10, 64)
+	if err != nil {
+		return contentLength
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 func TestClass(t *testing.T) {
@@ -17,11 +18,11 @@ func TestClass(t *testing.T) {
 		{"NotFound", 404, objstore.ErrNotFound},
 		{"", 404, objstore.ErrNotFound},
 		{"NoSuchUpload", 404, nil},
-		{"NotModified", 304, objstore.ErrNotModified},
-		{"", 304, objstore.ErrNotModified},
-		{"PreconditionFailed", 412, objstore.ErrPreconditionFailed},
-		{"", 412, objstore.ErrPreconditionFailed},
-		{"ConditionalRequestConflict", 409, objstore.ErrConflict},
+		{"NotModified", 304, driver.ErrNotModified},
+		{"", 304, driver.ErrNotModified},
+		{"PreconditionFailed", 412, driver.ErrPreconditionFailed},
+		{"", 412, driver.ErrPreconditionFailed},
+		{"ConditionalRequestConflict", 409, driver.ErrConflict},
 		{"BucketAlreadyExists", 409, nil},
 		{"SlowDown", 503, nil},
 		{"InternalError", 500, nil},

@@ -17,7 +17,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
@@ -50,29 +51,29 @@ func BucketName(prefix string) string {
 	return prefix + hex.EncodeToString(r[:])
 }
 
-// Conformance runs objstoretest's backend suite on a plain backend, and
+// Conformance runs drivertest's backend suite on a plain backend, and
 // under a prefix with the smallest parts, so that LargeObject's 9 MiB
 // bodies (known and unknown size) take the multipart path; then the
 // fencing suite. newBackend returns a backend over a fresh bucket, under
 // prefix, with parts of partSize bytes (0: the default) and a multipart
 // threshold of partSize.
-func Conformance(t *testing.T, newBackend func(t *testing.T, prefix string, partSize int64) objstore.Backend) {
+func Conformance(t *testing.T, newBackend func(t *testing.T, prefix string, partSize int64) driver.Backend) {
 	t.Run("Backend", func(t *testing.T) {
-		objstoretest.RunBackend(t, func(t *testing.T) objstore.Backend {
+		drivertest.Run(t, func(t *testing.T) driver.Backend {
 			b := newBackend(t, "", 0)
 			skipNestedListing(t, b)
 			return b
 		})
 	})
 	t.Run("PrefixedMultipart", func(t *testing.T) {
-		objstoretest.RunBackend(t, func(t *testing.T) objstore.Backend {
+		drivertest.Run(t, func(t *testing.T) driver.Backend {
 			b := newBackend(t, "tenant/a", MinPartSize)
 			skipNestedListing(t, b)
 			return b
 		})
 	})
 	t.Run("Store", func(t *testing.T) {
-		objstoretest.RunStore(t, func(t *testing.T) objstore.Backend {
+		objstoretest.RunStore(t, func(t *testing.T) driver.Backend {
 			return newBackend(t, "", 0)
 		})
 	})
@@ -87,7 +88,7 @@ func Conformance(t *testing.T, newBackend func(t *testing.T, prefix string, part
 // ends in "@<token>-<id>" or a file name under the reserved "_fence/"
 // segment, and none is ever the prefix of another up to a "/"), so
 // fencing and garbage collection are unaffected.
-func skipNestedListing(t *testing.T, b objstore.Backend) {
+func skipNestedListing(t *testing.T, b driver.Backend) {
 	name := t.Name()
 	if !strings.HasSuffix(name, "/List") && !strings.HasSuffix(name, "/KeyShapes") {
 		return
@@ -99,17 +100,17 @@ func skipNestedListing(t *testing.T, b objstore.Backend) {
 
 // nestedKeysHidden writes "nest/a" and "nest/a/b" and returns "nest/a/b"
 // if List does not report it.
-func nestedKeysHidden(t *testing.T, b objstore.Backend) string {
+func nestedKeysHidden(t *testing.T, b driver.Backend) string {
 	t.Helper()
 	ctx := t.Context()
 	keys := []string{"nested-probe/a", "nested-probe/a/b"}
 	for _, k := range keys {
-		if _, err := b.Put(ctx, k, strings.NewReader("x"), 1, objstore.PutOptions{}); err != nil {
+		if _, err := b.Put(ctx, k, strings.NewReader("x"), 1, driver.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var got []string
-	if err := b.List(ctx, "nested-probe/", func(o objstore.ObjectInfo) error {
+	if err := b.List(ctx, "nested-probe/", func(o driver.ObjectInfo) error {
 		got = append(got, o.Key)
 		return nil
 	}); err != nil {
@@ -128,8 +129,7 @@ func nestedKeysHidden(t *testing.T, b objstore.Backend) string {
 
 // Prefixed is a backend with a bucket and a key prefix.
 type Prefixed interface {
-	objstore.Backend
-	objstore.Locator
+	driver.Backend
 	Bucket() string
 	Prefix() string
 }
@@ -147,7 +147,7 @@ func Prefix(t *testing.T, b Prefixed, wantLocation string, get func(key string) 
 		t.Fatalf("Location() = %q, want %q", b.Location(), wantLocation)
 	}
 	ctx := t.Context()
-	if _, err := b.Put(ctx, "k", strings.NewReader("v"), 1, objstore.PutOptions{IfNoneMatch: true}); err != nil {
+	if _, err := b.Put(ctx, "k", strings.NewReader("v"), 1, driver.PutOptions{Mode: driver.Create{}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := get("tenant/x/k")
@@ -158,7 +158,7 @@ func Prefix(t *testing.T, b Prefixed, wantLocation string, get func(key string) 
 		t.Fatalf("tenant/x/k = %q", got)
 	}
 	var keys []string
-	if err := b.List(ctx, "", func(o objstore.ObjectInfo) error { keys = append(keys, o.Key); return nil }); err != nil {
+	if err := b.List(ctx, "", func(o driver.ObjectInfo) error { keys = append(keys, o.Key); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(keys, []string{"k"}) {
@@ -167,20 +167,20 @@ func Prefix(t *testing.T, b Prefixed, wantLocation string, get func(key string) 
 }
 
 // NoSuchBucket checks that b, opened on bucket, which does not exist,
-// fails Put, Get and List with objstore.ErrNotFound, naming the bucket.
-func NoSuchBucket(t *testing.T, b objstore.Backend, bucket string) {
+// fails Put, Get and List with driver.ErrNotFound, naming the bucket.
+func NoSuchBucket(t *testing.T, b driver.Backend, bucket string) {
 	t.Helper()
 	ctx := t.Context()
-	_, err := b.Put(ctx, "k", strings.NewReader("x"), 1, objstore.PutOptions{IfNoneMatch: true})
-	if !errors.Is(err, objstore.ErrNotFound) || !strings.Contains(err.Error(), `bucket "`+bucket+`" does not exist`) {
+	_, err := b.Put(ctx, "k", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Create{}})
+	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), `bucket "`+bucket+`" does not exist`) {
 		t.Fatalf("Put to a missing bucket: %v", err)
 	}
-	_, _, err = b.Get(ctx, "k")
-	if !errors.Is(err, objstore.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
+	_, _, err = b.Get(ctx, "k", driver.GetOptions{})
+	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
 		t.Fatalf("Get from a missing bucket: %v", err)
 	}
-	err = b.List(ctx, "", func(objstore.ObjectInfo) error { return nil })
-	if !errors.Is(err, objstore.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
+	err = b.List(ctx, "", func(driver.ObjectInfo) error { return nil })
+	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
 		t.Fatalf("List of a missing bucket: %v", err)
 	}
 }
@@ -257,7 +257,7 @@ func BucketErrors(t *testing.T, ctx context.Context, unreachable, bad Bucketer) 
 // MinPartSize, and the given SSE and KMSKeyID options. code returns the
 // S3 error code of an error. head returns the encryption and KMS key id
 // the store reports for an object.
-func SSE[B objstore.Backend](t *testing.T, newBackend func(t *testing.T, sse, kmsKeyID string) B, code func(error) string, head func(t *testing.T, b B, key string) (sse, kmsKeyID string)) {
+func SSE[B driver.Backend](t *testing.T, newBackend func(t *testing.T, sse, kmsKeyID string) B, code func(error) string, head func(t *testing.T, b B, key string) (sse, kmsKeyID string)) {
 	type sseCase struct{ sse, kmsKeyID string }
 	cases := []sseCase{{sse: "AES256"}}
 	if id := os.Getenv("FENCE_TEST_S3_KMS_KEY_ID"); id != "" {
@@ -272,14 +272,14 @@ func SSE[B objstore.Backend](t *testing.T, newBackend func(t *testing.T, sse, km
 		t.Run(c.sse, func(t *testing.T) {
 			b := newBackend(t, c.sse, c.kmsKeyID)
 			ctx := t.Context()
-			_, err := b.Put(ctx, "small", strings.NewReader("x"), 1, objstore.PutOptions{IfNoneMatch: true})
+			_, err := b.Put(ctx, "small", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Create{}})
 			if err != nil && code(err) == "NotImplemented" {
 				t.Skipf("the store does not support %s here: %v", c.sse, err)
 			}
 			if err != nil {
 				t.Fatalf("Put with SSE: %v", err)
 			}
-			if _, err := b.Put(ctx, "large", struct{ io.Reader }{bytes.NewReader(large)}, -1, objstore.PutOptions{IfNoneMatch: true}); err != nil {
+			if _, err := b.Put(ctx, "large", struct{ io.Reader }{bytes.NewReader(large)}, -1, driver.PutOptions{Mode: driver.Create{}}); err != nil {
 				t.Fatalf("multipart Put with SSE: %v", err)
 			}
 			for _, k := range []string{"small", "large"} {
@@ -297,9 +297,9 @@ func SSE[B objstore.Backend](t *testing.T, newBackend func(t *testing.T, sse, km
 	}
 }
 
-func mustGet(t *testing.T, b objstore.Backend, key string, want []byte) {
+func mustGet(t *testing.T, b driver.Backend, key string, want []byte) {
 	t.Helper()
-	rc, info, err := b.Get(t.Context(), key)
+	rc, info, err := b.Get(t.Context(), key, driver.GetOptions{})
 	if err != nil {
 		t.Fatalf("Get(%q): %v", key, err)
 	}
@@ -321,11 +321,11 @@ func ErrorClasses(t *testing.T, sdkError func(status int, code string) error, fa
 		code   string
 		want   error
 	}{
-		{412, "PreconditionFailed", objstore.ErrPreconditionFailed},
-		{409, "ConditionalRequestConflict", objstore.ErrConflict},
-		{404, "NoSuchKey", objstore.ErrNotFound},
-		{404, "NotFound", objstore.ErrNotFound},
-		{404, "NoSuchBucket", objstore.ErrNotFound},
+		{412, "PreconditionFailed", driver.ErrPreconditionFailed},
+		{409, "ConditionalRequestConflict", driver.ErrConflict},
+		{404, "NoSuchKey", driver.ErrNotFound},
+		{404, "NotFound", driver.ErrNotFound},
+		{404, "NoSuchBucket", driver.ErrNotFound},
 		{404, "NoSuchUpload", nil},
 		{409, "BucketAlreadyExists", nil},
 		{503, "SlowDown", nil},
@@ -333,7 +333,7 @@ func ErrorClasses(t *testing.T, sdkError func(status int, code string) error, fa
 	} {
 		sdk := sdkError(tc.status, tc.code)
 		err := fail(sdk)
-		for _, class := range []error{objstore.ErrPreconditionFailed, objstore.ErrConflict, objstore.ErrNotFound} {
+		for _, class := range []error{driver.ErrPreconditionFailed, driver.ErrConflict, driver.ErrNotFound} {
 			if got := errors.Is(err, class); got != (class == tc.want) {
 				t.Errorf("%d %s: errors.Is(%v) = %v", tc.status, tc.code, class, got)
 			}

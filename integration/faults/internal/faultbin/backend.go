@@ -17,6 +17,7 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // faultBackend wraps the writer's real backend. It counts how manifest
@@ -24,7 +25,7 @@ import (
 // path, and implements the broken variants of the negative controls. It
 // is compiled only into this test binary.
 type faultBackend struct {
-	objstore.Backend
+	driver.Backend
 	cfg spec.Writer
 	c   *hist.Client
 
@@ -45,7 +46,7 @@ type faultBackend struct {
 	manifestPuts, manifest412, manifest409, manifestErr, versionPuts atomic.Int64
 }
 
-func newFaultBackend(b objstore.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
+func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
 	fb := &faultBackend{Backend: b, cfg: cfg, c: c, cont: make(chan os.Signal, 1)}
 	if cfg.PauseAt != "" {
 		signal.Notify(fb.cont, syscall.SIGCONT)
@@ -61,17 +62,17 @@ func isVersion(key string) bool  { return strings.Contains(key, "/_fence/v/") }
 var errInjectedUnknown = errors.New("faultbin: injected: the reply to this manifest write was lost (the write applied)")
 
 // Get answers 404 for a manifest whose reads are to be forgotten.
-func (b *faultBackend) Get(ctx context.Context, key string) (io.ReadCloser, objstore.ObjectInfo, error) {
+func (b *faultBackend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	if b.forgetting(key) {
-		return nil, objstore.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
 	}
-	return b.Backend.Get(ctx, key)
+	return b.Backend.Get(ctx, key, opts)
 }
 
 // Head answers 404 for a manifest whose reads are to be forgotten.
-func (b *faultBackend) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+func (b *faultBackend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
 	if b.forgetting(key) {
-		return objstore.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
+		return driver.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
 	}
 	return b.Backend.Head(ctx, key)
 }
@@ -114,13 +115,13 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 	return true
 }
 
-func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts objstore.PutOptions) (objstore.ObjectInfo, error) {
+func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	manifest := isManifest(key)
 	var data []byte
 	if manifest {
 		b.point(spec.PointBeforeManifestPut)
 		if b.cfg.Break == spec.BreakUnconditional {
-			opts.IfMatch, opts.IfNoneMatch = "", false
+			opts.Mode = nil
 		}
 		if d := b.cfg.DelayBeforeManifestMillis; d > 0 {
 			time.Sleep(time.Duration(d) * time.Millisecond)
@@ -128,7 +129,7 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 		if b.cfg.UnknownEvery > 0 {
 			var err error
 			if data, err = io.ReadAll(body); err != nil {
-				return objstore.ObjectInfo{}, err
+				return driver.ObjectInfo{}, err
 			}
 			body = bytes.NewReader(data)
 		}
@@ -138,12 +139,12 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 	case manifest:
 		b.manifestPuts.Add(1)
 		switch {
-		case errors.Is(err, objstore.ErrPreconditionFailed):
+		case errors.Is(err, driver.ErrPreconditionFailed):
 			b.manifest412.Add(1)
 			if b.cfg.Break == spec.Break412OK {
-				info, err = objstore.ObjectInfo{Key: key, Size: size, ETag: `"412-treated-as-success"`}, nil
+				info, err = driver.ObjectInfo{Key: key, Size: size, ETag: `"412-treated-as-success"`}, nil
 			}
-		case errors.Is(err, objstore.ErrConflict):
+		case errors.Is(err, driver.ErrConflict):
 			b.manifest409.Add(1)
 		case err != nil:
 			b.manifestErr.Add(1)
@@ -151,7 +152,7 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 		if err == nil {
 			b.point(spec.PointAfterManifestPut)
 			if data != nil && b.injectUnknown(key, data) {
-				return objstore.ObjectInfo{}, errInjectedUnknown
+				return driver.ObjectInfo{}, errInjectedUnknown
 			}
 		}
 	case isVersion(key) && err == nil:

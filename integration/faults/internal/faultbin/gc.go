@@ -12,6 +12,7 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // runGC is the garbage collector: it runs Store.Collect with a grace of 0
@@ -74,7 +75,7 @@ func runGC(cfg spec.GC) error {
 // collectUnnamed is the broken collector of the negative control: it
 // deletes every version object of domain that the current manifest does
 // not name, including those a commit in progress is about to publish.
-func collectUnnamed(ctx context.Context, store *objstore.Store, b objstore.Backend, domain string) (map[string]int64, error) {
+func collectUnnamed(ctx context.Context, store *objstore.Store, b driver.Backend, domain string) (map[string]int64, error) {
 	st := map[string]int64{}
 	sn, err := store.Snapshot(ctx, domain)
 	if err != nil {
@@ -89,7 +90,7 @@ func collectUnnamed(ctx context.Context, store *objstore.Store, b objstore.Backe
 		named[v.Object] = true
 	}
 	var doomed []string
-	err = b.List(ctx, objstore.VersionPrefix(domain), func(o objstore.ObjectInfo) error {
+	err = b.List(ctx, objstore.VersionPrefix(domain), func(o driver.ObjectInfo) error {
 		st[spec.GCScanned]++
 		if named[o.Key] {
 			st[spec.GCLive]++

@@ -20,7 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // runProxy starts an embedded toxiproxy with one proxy per route, an HTTP
@@ -42,7 +42,7 @@ func runProxy(cfg spec.Proxy) error {
 		if err != nil {
 			return err
 		}
-		h := &httpFaults{upstream: p.Listen, direct: r.Upstream, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), buckets: map[string]objstore.Backend{}}
+		h := &httpFaults{upstream: p.Listen, direct: r.Upstream, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), buckets: map[string]driver.Backend{}}
 		h.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		go http.Serve(ln, h)
 		ready.HTTP[r.Name] = ln.Addr().String()
@@ -76,7 +76,7 @@ type httpFaults struct {
 	mu      sync.Mutex
 	cfg     spec.HTTPFaults
 	rng     *rand.Rand
-	buckets map[string]objstore.Backend // clients of the server, per bucket, to overwrite forgotten objects
+	buckets map[string]driver.Backend // clients of the server, per bucket, to overwrite forgotten objects
 	stats   struct{ requests, r503, r500, a503, fRead, fIfMatch, overwrote atomic.Int64 }
 }
 

@@ -1,0 +1,32 @@
+// Package driver is the contract an object store implements so that a
+// fence Store can fence writes on it: the Backend interface, its put
+// modes, its error classes and the capability probe that proves a backend
+// honours conditional writes. Users of fence do not call it; they pass a
+// Backend (memstore, filestore, s3store, miniostore, or their own) to
+// objstore.New, and the Store does everything else.
+//
+// A Backend only stores bytes. It never implements fencing, retries or
+// checksums: the Store owns those. What a backend must do is honour each
+// put mode atomically with respect to every other put on the same key,
+// and report outcomes with the error classes below. drivertest.Run is the
+// suite every backend passes.
+//
+// # Errors
+//
+// A backend wraps one of these classes (fmt.Errorf("...: %w", ...)) so
+// that errors.Is works, and keeps the underlying SDK error in the chain
+// for errors.As:
+//
+//   - ErrNotFound: the object, or the bucket, does not exist.
+//   - ErrPreconditionFailed: a put's mode did not hold: Create found an
+//     object, Update found a different ETag or no object at all. A failed
+//     Update is always ErrPreconditionFailed, whatever the store answers
+//     for a missing key.
+//   - ErrConflict: the store refused to order two concurrent conditional
+//     writes to one key (S3's 409 ConditionalRequestConflict). Nothing is
+//     known about whether the write was applied.
+//   - ErrNotModified: a conditional get found the object unchanged.
+//
+// Any other error from Put may hide a write that was applied; the Store
+// treats it as ambiguous and settles it by reading.
+package driver
