@@ -1,11 +1,16 @@
-// Package fence ties a lease coordinator to a fenced store: Acquire is the
-// takeover sequence every holder should follow. The two halves live in
-// their own packages: coord issues leases and fencing tokens, objstore
+// Package fence ties a lease coordinator to a fenced store. Acquire is the
+// takeover sequence every holder follows, and returns the holder's one
+// object, a *coord.Session that renews the lease in the background;
+// NewHolder binds it to a store, so that every write carries the lease's
+// domain and token and stops when the session ends. The two halves live
+// in their own packages: coord issues leases and fencing tokens, objstore
 // enforces the tokens at the store.
 //
-//	lease, err := fence.Acquire(ctx, store, coordinator, "reports/monthly", nil)
+//	sess, err := fence.Acquire(ctx, store, coordinator, "reports/monthly", nil)
 //	...
-//	_, err = store.Put(ctx, "reports/monthly", "summary.csv", lease.Token, body, size)
+//	defer sess.Release(context.WithoutCancel(ctx))
+//	h := fence.NewHolder(sess, store)
+//	_, err = h.Put(ctx, "summary.csv", body, size)
 package fence
 
 import (
@@ -32,14 +37,34 @@ type AcquireOptions struct {
 	NoFence bool
 	// Clock judges lease expiry. Default: the system clock.
 	Clock coord.Clock
+	// Session tunes the session that keeps the lease alive. Its TTL
+	// defaults to TTL and its Clock to Clock.
+	Session *coord.SessionOptions
 }
+
+// TakeoverError reports a lease that was taken but could not be made safe
+// to write with: the store could not be fenced (or, with NoFence, checked)
+// at its token. The lease has been released. Err says why; it matches
+// objstore.ErrFenced when another holder's commit already reached the
+// token.
+type TakeoverError struct {
+	Domain string
+	Token  uint64
+	Err    error
+}
+
+func (e *TakeoverError) Error() string {
+	return fmt.Sprintf("fence: acquire %q: token %d was issued, but fencing the store with it failed (lease released): %v", e.Domain, e.Token, e.Err)
+}
+
+func (e *TakeoverError) Unwrap() error { return e.Err }
 
 // Acquire takes domain's lease from c and fences the domain at store:
 //
 //  1. it reads the store's highest accepted token for domain and passes it
 //     to the coordinator as the floor, so that a coordinator whose records
 //     were wiped still issues a token above every token the store has seen;
-//  2. it acquires the lease (waiting if opts.Wait);
+//  2. it takes the lease (coord.TakeLease, waiting if opts.Wait);
 //  3. unless opts.NoFence, it raises the domain's highest token to the new
 //     token with a data-less commit, so the previous holder's late writes
 //     are rejected from this moment, even before the new holder writes.
@@ -49,20 +74,42 @@ type AcquireOptions struct {
 //     to another holder, and only the first of the two to fence gets in
 //     (the other fails with a *objstore.FencedError whose ClaimedBy is
 //     set). With NoFence, the store's highest token is read again
-//     instead, and a token it already reached is refused.
+//     instead, and a token it already reached is refused;
+//  4. it starts a Session that renews the lease in the background until
+//     ctx ends, the lease is lost, or Release or Orphan is called.
 //
-// If fencing fails, the lease is released (best effort) and the error
-// returned: a token the store cannot be fenced with protects nothing.
-func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, opts *AcquireOptions) (coord.Lease, error) {
+// If fencing fails, the lease is released (best effort) and a
+// *TakeoverError names its token: a token the store cannot be fenced with
+// protects nothing.
+func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, opts *AcquireOptions) (*coord.Session, error) {
 	var o AcquireOptions
 	if opts != nil {
 		o = *opts
 	}
+	l, err := acquire(ctx, store, c, domain, o)
+	if err != nil {
+		return nil, err
+	}
+	so := coord.SessionOptions{}
+	if o.Session != nil {
+		so = *o.Session
+	}
+	if so.TTL == 0 {
+		so.TTL = o.TTL
+	}
+	if so.Clock == nil {
+		so.Clock = o.Clock
+	}
+	return coord.NewSession(ctx, c, l, &so), nil
+}
+
+// acquire is steps 1 to 3.
+func acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, o AcquireOptions) (coord.Lease, error) {
 	floor, err := store.Highest(ctx, domain)
 	if err != nil {
 		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
 	}
-	l, err := coord.Acquire(ctx, c, domain, &coord.AcquireOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
+	l, err := coord.TakeLease(ctx, c, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
 	if err != nil {
 		return coord.Lease{}, err
 	}
@@ -75,13 +122,13 @@ func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, do
 		}
 		if err != nil {
 			release(ctx, c, l)
-			return coord.Lease{}, fmt.Errorf("fence: acquire %q: check the store after acquiring token %d (lease released): %w", domain, l.Token, err)
+			return coord.Lease{}, &TakeoverError{Domain: domain, Token: l.Token, Err: fmt.Errorf("check the store: %w", err)}
 		}
 		return l, nil
 	}
 	if _, err := store.Fence(ctx, domain, l.Token); err != nil {
 		release(ctx, c, l)
-		return coord.Lease{}, fmt.Errorf("fence: acquire %q: fence the store at token %d (lease released): %w", domain, l.Token, err)
+		return coord.Lease{}, &TakeoverError{Domain: domain, Token: l.Token, Err: err}
 	}
 	return l, nil
 }

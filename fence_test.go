@@ -26,10 +26,12 @@ func TestAcquireResumesAboveStoreAndFences(t *testing.T) {
 		t.Fatal(err)
 	}
 	wiped := bucketlease.New(memstore.New(), nil) // knows nothing of token 41
-	l, err := fence.Acquire(ctx, store, wiped, "d", &fence.AcquireOptions{Holder: "B"})
+	sess, err := fence.Acquire(ctx, store, wiped, "d", &fence.AcquireOptions{Holder: "B"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer sess.Release(ctx)
+	l := sess.Lease()
 	if l.Token != 42 {
 		t.Fatalf("token %d, want 42 (the store's highest + 1)", l.Token)
 	}
@@ -45,10 +47,11 @@ func TestAcquireNoFence(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.New(memstore.New(), nil)
 	store.Put(ctx, "d", "k", 5, strings.NewReader("A"), 1)
-	l, err := fence.Acquire(ctx, store, bucketlease.New(memstore.New(), nil), "d", &fence.AcquireOptions{NoFence: true})
-	if err != nil || l.Token != 6 {
-		t.Fatalf("lease %+v, %v", l, err)
+	sess, err := fence.Acquire(ctx, store, bucketlease.New(memstore.New(), nil), "d", &fence.AcquireOptions{NoFence: true})
+	if err != nil || sess.Lease().Token != 6 {
+		t.Fatalf("session %+v, %v", sess, err)
 	}
+	defer sess.Release(ctx)
 	if h, _ := store.Highest(ctx, "d"); h != 5 {
 		t.Fatalf("NoFence raised the store to %d", h)
 	}
@@ -122,15 +125,18 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 	wipe := coordtest.WipeAfterAcquire(leases, func() error {
 		return mem.Delete(ctx, objstore.SystemKey("d", bucketlease.RecordName))
 	}, func() {
-		var err error
-		if lb, err = fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"}); err != nil {
+		sb, err := fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"})
+		if err != nil {
 			t.Errorf("B's acquisition: %v", err)
+			return
 		}
+		lb = sb.Orphan()
 	})
-	la, err := fence.Acquire(ctx, store, wipe, "d", &fence.AcquireOptions{Holder: "A"})
+	_, err := fence.Acquire(ctx, store, wipe, "d", &fence.AcquireOptions{Holder: "A"})
 	var fe *objstore.FencedError
-	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 {
-		t.Fatalf("A's acquisition after B took the same token: %+v, %v; want refused, token claimed", la, err)
+	var te *fence.TakeoverError
+	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 || !errors.As(err, &te) || te.Token != 6 {
+		t.Fatalf("A's acquisition after B took the same token: %v; want refused, token 6 claimed", err)
 	}
 	if lb.Token != 6 {
 		t.Fatalf("B's token %d, want 6 (the floor was read before the wipe)", lb.Token)
@@ -154,17 +160,20 @@ func TestIssuerRefusesTokensNotIssued(t *testing.T) {
 	if _, err := store.Put(ctx, "d", "k", 1, strings.NewReader("x"), -1); !errors.Is(err, objstore.ErrInvalid) {
 		t.Fatalf("put before any lease: %v, want refused", err)
 	}
-	l1, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "A", TTL: coord.MinTTL})
+	s1, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "A", TTL: coord.MinTTL})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := leases.Release(ctx, l1); err != nil {
+	l1 := s1.Lease()
+	if err := s1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l2, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "B", NoFence: true})
+	s2, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "B", NoFence: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s2.Release(ctx)
+	l2 := s2.Lease()
 	for _, tok := range []uint64{l2.Token + 1, 1000, objstore.MaxToken} {
 		if _, err := store.Put(ctx, "d", "k", tok, strings.NewReader("typo"), -1); !errors.Is(err, objstore.ErrInvalid) {
 			t.Fatalf("put with token %d, never issued: %v, want refused", tok, err)

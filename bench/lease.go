@@ -26,10 +26,11 @@ type bareWrite struct {
 }
 
 // leaseCase measures, against one bare conditional write:
-//   - a lease acquisition (coord.Acquire, one attempt);
+//   - a lease acquisition (coord.TakeLease, one attempt);
 //   - an acquisition plus its release;
 //   - the takeover fence.Acquire does (read the store's highest token,
-//     acquire above it, fence the store), with its release untimed.
+//     acquire above it, fence the store, start the session), with its
+//     release untimed.
 func (r *runner) leaseCase(ctx context.Context) []Row {
 	domain := r.domain("lease")
 	rows := []Row{
@@ -42,7 +43,7 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 	}
 	bare, skip := r.bareWrite()
 	acquire := func(ctx context.Context) (coord.Lease, error) {
-		return coord.Acquire(ctx, r.coord, domain, &coord.AcquireOptions{Holder: leaseHolder, TTL: coord.DefaultTTL})
+		return coord.TakeLease(ctx, r.coord, domain, &coord.TakeOptions{Holder: leaseHolder, TTL: coord.DefaultTTL})
 	}
 	var acq, acqRel, takeover, plain []time.Duration
 	n := r.cfg.Iterations
@@ -71,12 +72,12 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 			},
 			func() error {
 				t0 := r.now()
-				l, err := fence.Acquire(ctx, r.store, r.coord, domain, &fence.AcquireOptions{Holder: leaseHolder})
+				sess, err := fence.Acquire(ctx, r.store, r.coord, domain, &fence.AcquireOptions{Holder: leaseHolder})
 				t1 := r.now()
 				if err != nil {
 					return fmt.Errorf("fence.Acquire: %w", err)
 				}
-				if err := r.coord.Release(ctx, l); err != nil {
+				if err := sess.Release(ctx); err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
 				if i >= 0 {

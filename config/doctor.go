@@ -253,12 +253,13 @@ func (d *doctor) acquire(ctx context.Context, name string, b driver.Backend, c c
 	cctx, cancel := d.timeout(ctx)
 	defer cancel()
 	// Wait: another doctor on this host may hold the scratch lease.
-	l, err := fence.Acquire(cctx, store, c, d.opts.Domain, &fence.AcquireOptions{Holder: holder, TTL: d.opts.TTL, Wait: true})
+	sess, err := fence.Acquire(cctx, store, c, d.opts.Domain, &fence.AcquireOptions{Holder: holder, TTL: d.opts.TTL, Wait: true})
 	if err != nil {
 		d.add(name, StatusFail, "domain %q: %v", d.opts.Domain, err)
 		return
 	}
-	if err := c.Release(cctx, l); err != nil {
+	l := sess.Lease()
+	if err := sess.Release(cctx); err != nil {
 		d.add(name, StatusFail, "domain %q: acquired token %d, then release failed: %v", d.opts.Domain, l.Token, err)
 		return
 	}

@@ -173,7 +173,7 @@ func TestOpenCoordinator(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenCoordinator: %v", err)
 			}
-			l, err := coord.Acquire(ctx, c, domain, &coord.AcquireOptions{Holder: "h", TTL: time.Minute})
+			l, err := coord.TakeLease(ctx, c, domain, &coord.TakeOptions{Holder: "h", TTL: time.Minute})
 			if err != nil || l.Token != 1 {
 				t.Fatalf("Acquire = %+v, %v", l, err)
 			}

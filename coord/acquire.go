@@ -12,8 +12,8 @@ import (
 	"github.com/fencedstore/fence/internal/backoff"
 )
 
-// AcquireOptions tunes Acquire. nil or zero fields mean defaults.
-type AcquireOptions struct {
+// TakeOptions tunes TakeLease. nil or zero fields mean defaults.
+type TakeOptions struct {
 	// Holder names the caller in the lease record and in *HeldError.
 	// Default: DefaultHolder().
 	Holder string
@@ -24,7 +24,7 @@ type AcquireOptions struct {
 	// token for the domain so that a wiped coordinator resumes above it.
 	// It must be below objstore.MaxToken.
 	Floor uint64
-	// Wait makes Acquire wait, honouring ctx, while another holder's lease
+	// Wait makes TakeLease wait, honouring ctx, while another holder's lease
 	// is live, instead of returning its *HeldError.
 	Wait bool
 	// Clock judges how long the current holder's lease has left while
@@ -32,19 +32,22 @@ type AcquireOptions struct {
 	Clock Clock
 }
 
-// pollMax is the longest Acquire waits between attempts while another
+// pollMax is the longest TakeLease waits between attempts while another
 // holder's lease is live: the holder may release early.
 const pollMax = time.Second
 
-// Acquire validates its arguments and acquires domain's lease from c.
+// TakeLease validates its arguments and takes domain's lease from c. It
+// neither reads the store's highest token nor fences the store: most
+// callers want fence.Acquire, which does both and keeps the lease alive in
+// a Session.
 // Without opts.Wait it makes one attempt and returns a *HeldError (which
 // matches ErrLeaseHeld) when another holder's lease is live. With Wait it
 // polls until it gets the lease or ctx ends: about every second while the
 // holder's lease has more than a second left (it may release early), and
 // just after the lease's expiry otherwise. Invalid arguments fail with an
 // *InvalidError (ErrInvalid) before anything is sent.
-func Acquire(ctx context.Context, c Coordinator, domain string, opts *AcquireOptions) (Lease, error) {
-	var o AcquireOptions
+func TakeLease(ctx context.Context, c Coordinator, domain string, opts *TakeOptions) (Lease, error) {
+	var o TakeOptions
 	if opts != nil {
 		o = *opts
 	}

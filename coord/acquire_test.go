@@ -15,7 +15,7 @@ import (
 func TestAcquireDefaults(t *testing.T) {
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
 	m := newMemCoord(clk)
-	l, err := coord.Acquire(testCtx(t), m, domain, nil)
+	l, err := coord.TakeLease(testCtx(t), m, domain, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,23 +31,23 @@ func TestAcquireValidates(t *testing.T) {
 	m := newMemCoord(coord.SystemClock{})
 	for _, tc := range []struct {
 		domain string
-		opts   coord.AcquireOptions
+		opts   coord.TakeOptions
 		want   string // in the message
 	}{
-		{"a//b", coord.AcquireOptions{}, `invalid domain "a//b": contains an empty path segment`},
-		{"x/_fence", coord.AcquireOptions{}, `invalid domain "x/_fence"`},
-		{domain, coord.AcquireOptions{Holder: "a\nb"}, `invalid holder "a\nb": contains control character U+000A`},
-		{domain, coord.AcquireOptions{Holder: strings.Repeat("h", 257)}, "257 bytes, over the limit of 256"},
-		{domain, coord.AcquireOptions{TTL: 99 * time.Millisecond}, `invalid ttl "99ms": must be between 100ms and 24h0m0s`},
-		{domain, coord.AcquireOptions{TTL: -time.Second}, `invalid ttl "-1s"`},
-		{domain, coord.AcquireOptions{Floor: objstore.MaxToken}, `invalid floor "9223372036854775807"`},
+		{"a//b", coord.TakeOptions{}, `invalid domain "a//b": contains an empty path segment`},
+		{"x/_fence", coord.TakeOptions{}, `invalid domain "x/_fence"`},
+		{domain, coord.TakeOptions{Holder: "a\nb"}, `invalid holder "a\nb": contains control character U+000A`},
+		{domain, coord.TakeOptions{Holder: strings.Repeat("h", 257)}, "257 bytes, over the limit of 256"},
+		{domain, coord.TakeOptions{TTL: 99 * time.Millisecond}, `invalid ttl "99ms": must be between 100ms and 24h0m0s`},
+		{domain, coord.TakeOptions{TTL: -time.Second}, `invalid ttl "-1s"`},
+		{domain, coord.TakeOptions{Floor: objstore.MaxToken}, `invalid floor "9223372036854775807"`},
 	} {
-		_, err := coord.Acquire(testCtx(t), m, tc.domain, &tc.opts)
+		_, err := coord.TakeLease(testCtx(t), m, tc.domain, &tc.opts)
 		if !errors.Is(err, coord.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Acquire(%q, %+v) = %v; want ErrInvalid containing %q", tc.domain, tc.opts, err, tc.want)
 		}
 	}
-	_, err := coord.Acquire(testCtx(t), m, "/abs", nil)
+	_, err := coord.TakeLease(testCtx(t), m, "/abs", nil)
 	var ie *coord.InvalidError
 	if !errors.Is(err, objstore.ErrInvalid) || !errors.As(err, &ie) || ie.What != "domain" || ie.Value != "/abs" {
 		t.Fatalf("Acquire(/abs) = %#v; want an *InvalidError for the domain matching objstore.ErrInvalid", err)
@@ -59,11 +59,11 @@ func TestAcquireValidates(t *testing.T) {
 
 func TestAcquireNoWait(t *testing.T) {
 	m := newMemCoord(coord.SystemClock{})
-	a, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A"})
+	a, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "B"})
+	_, err = coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "B"})
 	var he *coord.HeldError
 	if !errors.As(err, &he) || he.Holder != "A" || he.Token != a.Token || !he.Expires.Equal(a.Expires) {
 		t.Fatalf("Acquire while held = %v; want a HeldError naming A", err)
@@ -74,11 +74,11 @@ func TestAcquireNoWait(t *testing.T) {
 // holder's expires, with a higher token.
 func TestAcquireWaitsForExpiry(t *testing.T) {
 	m := newMemCoord(coord.SystemClock{})
-	a, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A", TTL: 300 * time.Millisecond})
+	a, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A", TTL: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "B", TTL: time.Second, Wait: true})
+	b, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "B", TTL: time.Second, Wait: true})
 	got := time.Now()
 	if err != nil {
 		t.Fatalf("Acquire with Wait: %v", err)
@@ -93,13 +93,13 @@ func TestAcquireWaitsForExpiry(t *testing.T) {
 
 func TestAcquireWaitHonoursContext(t *testing.T) {
 	m := newMemCoord(coord.SystemClock{})
-	if _, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A"}); err != nil {
+	if _, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := coord.Acquire(ctx, m, domain, &coord.AcquireOptions{Holder: "B", Wait: true})
+	_, err := coord.TakeLease(ctx, m, domain, &coord.TakeOptions{Holder: "B", Wait: true})
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, coord.ErrLeaseHeld) {
 		t.Fatalf("Acquire past its deadline = %v; want DeadlineExceeded and the last HeldError", err)
 	}
@@ -118,7 +118,7 @@ func (*errCoord) TryAcquire(context.Context, coord.Request) (coord.Lease, error)
 }
 
 func TestAcquireWaitReturnsOtherErrors(t *testing.T) {
-	_, err := coord.Acquire(testCtx(t), &errCoord{}, domain, &coord.AcquireOptions{Wait: true})
+	_, err := coord.TakeLease(testCtx(t), &errCoord{}, domain, &coord.TakeOptions{Wait: true})
 	if !errors.Is(err, errDown) {
 		t.Fatalf("Acquire = %v; want the coordinator's error at once", err)
 	}

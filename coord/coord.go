@@ -43,7 +43,7 @@ type Request struct {
 // A lease is live while its holder is set and the coordinator's clock is
 // before its Expires; at Expires it is over.
 //
-// Use Acquire for validated, optionally waiting acquisition and NewSession to
+// Use TakeLease for validated, optionally waiting acquisition and NewSession to
 // keep a lease alive; the interface is what backends implement, and
 // coordtest.Run is the suite every implementation passes. Implementations
 // check requests with ValidateRequest, since TryAcquire may be called

@@ -9,11 +9,13 @@
 // is not enough, because the holder can pause between the check and the
 // write.
 //
-// Acquire validates a request and makes one attempt, or waits for the
-// lease with AcquireOptions.Wait. NewSession keeps a lease alive in the
-// background and cancels its Ctx before the lease can expire, so the
-// holder stops starting new work; fencing covers what was already under
-// way.
+// A holder is a Session: it keeps a lease alive in the background and
+// cancels its Ctx before the lease can expire, so the holder stops
+// starting new work; fencing covers what was already under way.
+// fence.Acquire is how a holder gets one: it reads the store's highest
+// token as the floor, takes the lease, fences the store and starts the
+// Session. TakeLease and NewSession are the two halves without the store,
+// for coordinators' own tests and tools.
 //
 // Implementations: coord/bucketlease keeps the lease record as an object
 // in the bucket itself. coord/coordtest is the conformance suite every

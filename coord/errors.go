@@ -16,6 +16,9 @@ var (
 	ErrLeaseLost = errors.New("coord: lease lost")
 	// ErrReleased: the session was ended by Session.Release.
 	ErrReleased = errors.New("coord: lease released")
+	// ErrOrphaned: the session was ended by Session.Orphan; its lease
+	// lives on, unrenewed, until it expires.
+	ErrOrphaned = errors.New("coord: session orphaned")
 	// ErrInvalid: a domain, holder, TTL or option was rejected. Its
 	// *InvalidError names the value.
 	ErrInvalid = errors.New("coord: invalid argument")

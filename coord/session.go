@@ -154,8 +154,8 @@ func (s *Session) Ctx() context.Context { return s.ctx }
 func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
 
 // Err returns nil while the session is live and, once it has ended, why:
-// an error matching ErrLeaseLost, ErrReleased or ErrInvalid, or the
-// parent context's error.
+// an error matching ErrLeaseLost, ErrReleased, ErrOrphaned or
+// ErrInvalid, or the parent context's error.
 func (s *Session) Err() error {
 	if s.ctx.Err() == nil {
 		return nil
@@ -208,13 +208,26 @@ func (s *Session) Release(ctx context.Context) error {
 	return nil
 }
 
+// Orphan ends the session without releasing its lease, as etcd's
+// Session.Orphan does: Ctx is cancelled (Err matches ErrOrphaned) and
+// renewals stop, and the lease, which it returns as last confirmed, stays
+// live at the coordinator until it expires. It is for handing the lease
+// to something that outlives the session, such as a command that prints
+// the token and exits.
+func (s *Session) Orphan() Lease {
+	s.end(ErrOrphaned)
+	s.stopOnce.Do(func() { close(s.stop) })
+	<-s.loopDone
+	return s.Lease()
+}
+
 // end cancels Ctx with cause err unless it has ended already.
 func (s *Session) end(err error) {
 	if s.ctx.Err() != nil {
 		return
 	}
 	s.cancel(err)
-	if !errors.Is(err, ErrReleased) {
+	if !errors.Is(err, ErrReleased) && !errors.Is(err, ErrOrphaned) {
 		l := s.Lease()
 		s.o.Logger.Warn("coord: session ended", "domain", l.Domain, "holder", l.Holder, "token", l.Token, "err", context.Cause(s.ctx))
 	}

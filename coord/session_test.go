@@ -84,7 +84,7 @@ func realLease(t *testing.T, ttl time.Duration) (*memCoord, *faulty, coord.Lease
 	t.Helper()
 	m := newMemCoord(coord.SystemClock{})
 	f := newFaulty(m)
-	l, err := coord.Acquire(testCtx(t), m, domain, &coord.AcquireOptions{Holder: "A", TTL: ttl})
+	l, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A", TTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,5 +286,25 @@ func TestSessionOnExpiredLease(t *testing.T) {
 	}
 	if !errors.Is(s.Err(), coord.ErrLeaseLost) {
 		t.Fatalf("Err = %v; want ErrLeaseLost", s.Err())
+	}
+}
+
+// Orphan ends the session (Err matches ErrOrphaned), stops renewing, and
+// leaves the lease live at the coordinator, unreleased.
+func TestSessionOrphan(t *testing.T) {
+	m, f, l := realLease(t, time.Second)
+	s := coord.NewSession(testCtx(t), f, l, nil)
+	got := s.Orphan()
+	if got.Token != l.Token || !errors.Is(s.Err(), coord.ErrOrphaned) {
+		t.Fatalf("Orphan = %+v, Err %v; want the lease and ErrOrphaned", got, s.Err())
+	}
+	attempts := f.attempts.Load()
+	time.Sleep(500 * time.Millisecond) // past RenewEvery
+	if n := f.attempts.Load() - attempts; n != 0 || f.releases.Load() != 0 {
+		t.Fatalf("after Orphan: %d renewals, %d releases; want none", n, f.releases.Load())
+	}
+	st, err := m.State(testCtx(t), domain)
+	if err != nil || st.Holder != "A" || st.Token != l.Token {
+		t.Fatalf("state after Orphan: %+v, %v; want A's lease still recorded", st, err)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence"
-	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
 )
 
@@ -190,11 +189,11 @@ func runHolder(name string) int {
 	if err != nil {
 		return fail(err)
 	}
-	lease, err := fence.Acquire(ctx, store, c, s.Domain, &fence.AcquireOptions{Holder: name, TTL: s.ttl(), Wait: true})
+	session, err := fence.Acquire(ctx, store, c, s.Domain, &fence.AcquireOptions{Holder: name, TTL: s.ttl(), Wait: true})
 	if err != nil {
 		return fail(err)
 	}
-	session := coord.NewSession(ctx, c, lease, nil)
+	lease := session.Lease()
 	out.Encode(event{Event: "acquired", Token: lease.Token})
 
 	if name == "B" {

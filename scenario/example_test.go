@@ -42,9 +42,10 @@ func ExampleStaleHolder() {
 }
 
 // A holder's life on the embedded default (a local directory): take the
-// lease with fence.Acquire (the store's highest token as the floor, then
-// fence on takeover), keep it alive with a session, commit with the token,
-// read back. README.md shows this code.
+// lease with fence.Acquire (the store's highest token as the floor, fence
+// on takeover, a session that renews it), write through a Holder, which
+// carries the domain and token and stops when the session ends, read
+// back. README.md shows this code.
 func Example_holder() {
 	dir, err := os.MkdirTemp("", "fence-example-")
 	if err != nil {
@@ -62,27 +63,29 @@ func Example_holder() {
 	leases := bucketlease.New(b, nil) // lease records live in the same directory
 
 	const domain = "reports/monthly"
-	lease, err := fence.Acquire(ctx, store, leases, domain, &fence.AcquireOptions{
+	// The session renews the lease every TTL/3; its context ends before
+	// the lease could lapse unnoticed, and so do the holder's writes.
+	session, err := fence.Acquire(ctx, store, leases, domain, &fence.AcquireOptions{
 		Holder: "worker-1", TTL: 10 * time.Second, Wait: true,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The session renews the lease every TTL/3; its context ends before
-	// the lease could lapse unnoticed, so start no new work after that.
-	session := coord.NewSession(ctx, leases, lease, nil)
-	defer session.Release(ctx)
+	defer session.Release(context.WithoutCancel(ctx))
+	holder := fence.NewHolder(session, store)
 
 	// One commit publishes both keys at once, or neither.
-	_, err = store.Commit(session.Ctx(), domain, lease.Token, []objstore.Change{
+	_, err = holder.Commit(ctx, []objstore.Change{
 		objstore.PutBytes("2026-01.csv", []byte("total,42\n")),
 		objstore.PutBytes("index.txt", []byte("2026-01.csv\n")),
 	}, nil)
 	var fenced *objstore.FencedError
-	if errors.As(err, &fenced) {
+	switch {
+	case errors.As(err, &fenced):
 		log.Fatalf("a newer holder has token %d; stop", fenced.Highest)
-	}
-	if err != nil {
+	case errors.Is(err, coord.ErrLeaseLost):
+		log.Fatal("the lease may be lost; stop")
+	case err != nil:
 		log.Fatal(err)
 	}
 

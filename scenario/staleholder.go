@@ -217,7 +217,12 @@ func StaleHolder(ctx context.Context, store *objstore.Store, c coord.Coordinator
 // domain at the store with the new token: the takeover sequence every
 // holder should follow.
 func takeOver(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain, holder string, ttl time.Duration, clock coord.Clock) (coord.Lease, error) {
-	return fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: true, Clock: clock})
+	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: true, Clock: clock})
+	if err != nil {
+		return coord.Lease{}, err
+	}
+	// The scenario plays each holder's renewals (or their absence) itself.
+	return sess.Orphan(), nil
 }
 
 func withDefaults(opts *StaleHolderOptions) StaleHolderOptions {

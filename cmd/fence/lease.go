@@ -66,10 +66,13 @@ released earlier.`,
 				actx, cancel = context.WithTimeout(ctx, timeout)
 			}
 			defer cancel()
-			l, err := fence.Acquire(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
+			sess, err := fence.Acquire(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
 			if err != nil {
 				return a.acquireFailed(ctx, c, domain, timeout, err)
 			}
+			// The command exits now: the lease lives on, unrenewed, until
+			// --ttl has passed or it is released.
+			l := sess.Orphan()
 			if a.json {
 				return a.printJSON(struct {
 					Domain  string    `json:"domain"`

@@ -230,7 +230,7 @@ func (s *suite) heldError() {
 	s.wantHeldError(err, a)
 
 	s.clk.Advance(ttl - time.Millisecond) // still live, just
-	_, err = coord.Acquire(s.ctx(), s.c, d, &coord.AcquireOptions{Holder: "holder-B", TTL: ttl, Clock: s.clk})
+	_, err = coord.TakeLease(s.ctx(), s.c, d, &coord.TakeOptions{Holder: "holder-B", TTL: ttl, Clock: s.clk})
 	s.wantHeldError(err, a)
 	s.wantHeldBy(a)
 }
@@ -500,7 +500,7 @@ func (s *suite) invalidArguments() {
 		}
 	}
 	for _, d := range []string{"", "/x", "x/", "a//b", "a/./b", "a/../b", "a/_fence", "a/_fence/b", "a\x00b", "a\nb", strings.Repeat("x", objstore.MaxKeyLen+1)} {
-		_, err := coord.Acquire(ctx, s.c, d, &coord.AcquireOptions{Holder: "A", Clock: s.clk})
+		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(domain %q)", d), d, err)
 		if !errors.Is(err, objstore.ErrInvalid) {
 			s.t.Fatalf("Acquire(domain %q): %v; want an error matching objstore.ErrInvalid too", d, err)
@@ -512,7 +512,7 @@ func (s *suite) invalidArguments() {
 	}
 	d := s.domain("d")
 	for _, h := range []string{"a\x00b", "tab\there", "\x7f", strings.Repeat("h", coord.MaxHolderLen+1), "bad\xffutf8"} {
-		_, err := coord.Acquire(ctx, s.c, d, &coord.AcquireOptions{Holder: h, Clock: s.clk})
+		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: h, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(holder %q)", h), h, err)
 		_, err = s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: h, TTL: ttl})
 		wantInvalid(fmt.Sprintf("TryAcquire(holder %q)", h), h, err)
@@ -520,13 +520,13 @@ func (s *suite) invalidArguments() {
 	_, err := s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: "", TTL: ttl})
 	wantInvalid("TryAcquire(empty holder)", "", err)
 	for _, ttl := range []time.Duration{-time.Second, time.Millisecond, coord.MinTTL - 1, coord.MaxTTL + 1} {
-		_, err := coord.Acquire(ctx, s.c, d, &coord.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
+		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", TTL: ttl, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(TTL %s)", ttl), ttl.String(), err)
 		_, err = s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: "A", TTL: ttl})
 		wantInvalid(fmt.Sprintf("TryAcquire(TTL %s)", ttl), ttl.String(), err)
 	}
 	for _, f := range []uint64{objstore.MaxToken, objstore.MaxToken + 1, ^uint64(0)} {
-		_, err := coord.Acquire(ctx, s.c, d, &coord.AcquireOptions{Holder: "A", Floor: f, Clock: s.clk})
+		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", Floor: f, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(floor %d)", f), fmt.Sprint(f), err)
 	}
 	if st := s.state(d); st.Token != 0 {
@@ -557,7 +557,7 @@ func (s *suite) acquireWaitsForRelease() {
 	done := make(chan result, 1)
 	ctx := s.ctx()
 	go func() {
-		l, err := coord.Acquire(ctx, w, d, &coord.AcquireOptions{Holder: "B", TTL: ttl, Wait: true, Clock: s.clk})
+		l, err := coord.TakeLease(ctx, w, d, &coord.TakeOptions{Holder: "B", TTL: ttl, Wait: true, Clock: s.clk})
 		done <- result{l, err}
 	}()
 	select {
@@ -606,7 +606,7 @@ func (s *suite) sessionKeepsLeaseAlive() {
 	c := s.realCoordinator()
 	d := s.domain("d")
 	ctx := s.ctx()
-	l, err := coord.Acquire(ctx, c, d, &coord.AcquireOptions{Holder: "A", TTL: sessionTTL})
+	l, err := coord.TakeLease(ctx, c, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
 	if err != nil {
 		s.t.Fatalf("Acquire: %v", err)
 	}
@@ -641,7 +641,7 @@ func (s *suite) sessionEndsOnTakeover() {
 	c := s.realCoordinator()
 	d := s.domain("d")
 	ctx := s.ctx()
-	l, err := coord.Acquire(ctx, c, d, &coord.AcquireOptions{Holder: "A", TTL: sessionTTL})
+	l, err := coord.TakeLease(ctx, c, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
 	if err != nil {
 		s.t.Fatalf("Acquire: %v", err)
 	}

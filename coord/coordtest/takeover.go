@@ -65,12 +65,12 @@ func (s *suite) takeoverWipedMidway() {
 	var b coord.Lease
 	w := WipeAfterAcquire(s.c, func() error { s.opts.Wipe(s.t, s.c, d); return nil }, func() {
 		var err error
-		b, err = fence.Acquire(s.ctx(), objstore.New(mem, nil), s.c, d, &fence.AcquireOptions{Holder: "B", TTL: ttl, Clock: s.clk})
+		b, err = takeover(s.ctx(), objstore.New(mem, nil), s.c, d, &fence.AcquireOptions{Holder: "B", TTL: ttl, Clock: s.clk})
 		if err != nil {
 			s.t.Errorf("B's takeover after the wipe: %v", err)
 		}
 	})
-	a, err := fence.Acquire(s.ctx(), store, w, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
+	a, err := takeover(s.ctx(), store, w, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" {
 		s.t.Fatalf("A's takeover, whose token B took after the wipe: %+v, %v; want refused as claimed", a, err)
@@ -94,7 +94,7 @@ func (s *suite) issuerOnlyNewest() {
 	if _, err := store.Fence(s.ctx(), d, 1); !errors.Is(err, objstore.ErrInvalid) {
 		s.t.Fatalf("fence before any acquisition: %v, want refused", err)
 	}
-	a, err := fence.Acquire(s.ctx(), store, s.c, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk, NoFence: true})
+	a, err := takeover(s.ctx(), store, s.c, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk, NoFence: true})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -114,4 +114,14 @@ func (s *suite) issuerOnlyNewest() {
 	if _, err := store.Put(s.ctx(), d, "k", b.Token, strings.NewReader("B"), -1); err != nil {
 		s.t.Fatalf("B's put: %v", err)
 	}
+}
+
+// takeover runs fence.Acquire and orphans its session at once: these
+// cases drive the lease by hand, on a fake clock.
+func takeover(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, opts *fence.AcquireOptions) (coord.Lease, error) {
+	sess, err := fence.Acquire(ctx, store, c, domain, opts)
+	if err != nil {
+		return coord.Lease{}, err
+	}
+	return sess.Orphan(), nil
 }

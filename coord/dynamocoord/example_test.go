@@ -23,7 +23,7 @@ func Example() {
 	if err := c.CheckTable(ctx); err != nil {
 		log.Fatal(err) // for example ErrTableNotFound: run `fence init`
 	}
-	l, err := coord.Acquire(ctx, c, "reports/monthly", &coord.AcquireOptions{Holder: "worker-1"})
+	l, err := coord.TakeLease(ctx, c, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func (r *run) probeI8() (recovery, []violation) {
 func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *recorder, domain string, keys []string, ttl time.Duration) error {
 	id := c.NextID()
 	rec := c.Begin(id, hist.OpAcquire, hist.Input{Domain: domain})
-	l, err := fence.Acquire(ctx, store, co, domain, &fence.AcquireOptions{Holder: c.Name, TTL: ttl, Wait: true})
+	sess, err := fence.Acquire(ctx, store, co, domain, &fence.AcquireOptions{Holder: c.Name, TTL: ttl, Wait: true})
 	if err != nil {
 		out := hist.Output{Token: co.last}
 		outcome := hist.Fail
@@ -108,6 +108,7 @@ func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *r
 		c.End(rec, outcome, out, err)
 		return err
 	}
+	l := sess.Orphan() // the probe drives the lease by hand
 	c.End(rec, hist.OK, hist.Output{Token: l.Token, Fence: hist.OK}, nil)
 	defer co.Release(context.WithoutCancel(ctx), l)
 	id = c.NextID()

@@ -109,11 +109,13 @@ func (w *writer) acquire(domain string) (coord.Lease, bool) {
 	// Waiting is bounded; the fence itself gets the operation timeout.
 	ctx, cancel := context.WithTimeout(w.stop, 4*w.cfg.TTL()+w.opTO)
 	defer cancel()
-	lease, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
+	sess, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
 		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock,
 	})
 	token := w.coord.takeLast()
 	if err == nil {
+		// hold starts a session of its own, outside the bounded ctx.
+		lease := sess.Orphan()
 		w.main.End(rec, hist.OK, hist.Output{Token: lease.Token, Fence: hist.OK}, nil)
 		return lease, true
 	}

@@ -1,0 +1,86 @@
+package fence
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// Holder writes to a store as the holder of a session's lease: every
+// write carries the lease's domain and token, so they cannot be mixed up,
+// and every write runs under the session, so it stops when the session
+// ends. A Holder is safe for concurrent use.
+//
+// Errors: a write rejected because a newer holder took over matches
+// objstore.ErrFenced, as with the Store. A write that fails because the
+// session had ended, or ended while it ran, also matches the session's
+// cause: coord.ErrLeaseLost when the lease may be lost, coord.ErrReleased
+// after Release. An error that matches objstore.ErrOutcomeUnknown still
+// does, and its commit may have landed (fencing keeps it safe either way:
+// a landed commit was accepted at a token the store still held).
+type Holder struct {
+	sess  *coord.Session
+	store *objstore.Store
+}
+
+// NewHolder returns a Holder writing to store with sess's lease.
+func NewHolder(sess *coord.Session, store *objstore.Store) *Holder {
+	return &Holder{sess: sess, store: store}
+}
+
+// Session returns the holder's session.
+func (h *Holder) Session() *coord.Session { return h.sess }
+
+// Store returns the store the holder writes to.
+func (h *Holder) Store() *objstore.Store { return h.store }
+
+// Domain returns the lease's domain.
+func (h *Holder) Domain() string { return h.sess.Lease().Domain }
+
+// Token returns the lease's fencing token.
+func (h *Holder) Token() uint64 { return h.sess.Lease().Token }
+
+// Commit commits changes in the lease's domain with its token, as one
+// fenced commit (objstore.Store.Commit).
+func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *objstore.CommitOptions) (objstore.Commit, error) {
+	l := h.sess.Lease()
+	if cause := h.sess.Err(); cause != nil {
+		return objstore.Commit{}, fmt.Errorf("fence: commit in %q with token %d: the session has ended, nothing was written: %w", l.Domain, l.Token, cause)
+	}
+	ctx, stop := h.bind(ctx)
+	defer stop()
+	c, err := h.store.Commit(ctx, l.Domain, l.Token, changes, opts)
+	return c, h.explain(err)
+}
+
+// Put commits one key. size is body's exact length, or -1 when unknown.
+func (h *Holder) Put(ctx context.Context, key string, body io.Reader, size int64) (objstore.Commit, error) {
+	return h.Commit(ctx, []objstore.Change{objstore.PutReader(key, body, size)}, nil)
+}
+
+// Delete commits the removal of key.
+func (h *Holder) Delete(ctx context.Context, key string) (objstore.Commit, error) {
+	return h.Commit(ctx, []objstore.Change{objstore.DeleteKey(key)}, nil)
+}
+
+// bind returns a context that ends when ctx or the session does.
+func (h *Holder) bind(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(h.sess.Ctx(), func() { cancel(h.sess.Err()) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// explain adds the session's end to err, when the session has ended.
+func (h *Holder) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	cause := h.sess.Err()
+	if cause == nil {
+		return err
+	}
+	return fmt.Errorf("%w (the session had ended: %w)", err, cause)
+}
