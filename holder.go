@@ -66,6 +66,37 @@ func (h *Holder) Delete(ctx context.Context, key string) (objstore.Commit, error
 	return h.Commit(ctx, []objstore.Change{objstore.DeleteKey(key)}, nil)
 }
 
+// NewWriter returns a Writer that commits key with the lease when it is
+// closed (objstore.Store.NewWriter). It is abandoned, and publishes
+// nothing, when ctx or the session ends before Close; Close's error then
+// matches the session's cause.
+func (h *Holder) NewWriter(ctx context.Context, key string) *HolderWriter {
+	l := h.sess.Lease()
+	ctx, stop := h.bind(ctx)
+	return &HolderWriter{Writer: h.store.NewWriter(ctx, l.Domain, key, l.Token), h: h, stop: stop}
+}
+
+// HolderWriter is an objstore.Writer whose errors say when the session
+// ended.
+type HolderWriter struct {
+	*objstore.Writer
+	h    *Holder
+	stop func()
+}
+
+// Write is objstore.Writer.Write.
+func (w *HolderWriter) Write(p []byte) (int, error) {
+	n, err := w.Writer.Write(p)
+	return n, w.h.explain(err)
+}
+
+// Close is objstore.Writer.Close.
+func (w *HolderWriter) Close() error {
+	err := w.Writer.Close()
+	w.stop()
+	return w.h.explain(err)
+}
+
 // bind returns a context that ends when ctx or the session does.
 func (h *Holder) bind(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)

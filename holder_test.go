@@ -125,3 +125,27 @@ func TestHolderCommitEndsWithTheSession(t *testing.T) {
 		t.Fatalf("the cut-short commit is visible: %v", err)
 	}
 }
+
+// A Holder's Writer commits with the lease on Close, and one whose session
+// ends first publishes nothing and says why.
+func TestHolderWriter(t *testing.T) {
+	ctx := t.Context()
+	mem := memstore.New()
+	store := objstore.New(mem, nil)
+	h := newHolder(t, bucketlease.New(mem, nil), store)
+	w := h.NewWriter(ctx, "report.csv")
+	fmt.Fprintln(w, "a,b")
+	if err := w.Close(); err != nil || w.Commit().Token != h.Token() {
+		t.Fatalf("Close: %v, commit %+v", err, w.Commit())
+	}
+	h = newHolder(t, refusesRenewal{bucketlease.New(mem, nil)}, store)
+	w = h.NewWriter(ctx, "late.csv")
+	fmt.Fprintln(w, "c,d")
+	<-h.Session().Done()
+	if err := w.Close(); !errors.Is(err, coord.ErrLeaseLost) {
+		t.Fatalf("Close after the session ended: %v, want ErrLeaseLost", err)
+	}
+	if _, _, err := store.ReadAll(ctx, "d", "late.csv"); !errors.Is(err, objstore.ErrNotFound) {
+		t.Fatalf("abandoned writer's key: %v", err)
+	}
+}

@@ -130,7 +130,7 @@ func BenchmarkSnapshotRead(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := sn.ReadAll(b.Context(), "k"); err != nil {
+		if _, _, err := sn.ReadAll(b.Context(), "k"); err != nil {
 			b.Fatal(err)
 		}
 	}

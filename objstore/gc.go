@@ -61,7 +61,7 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if err := s.ensureFloor(ctx, m); err != nil {
 		return res, err
 	}
-	versions, err := sn.List(ctx)
+	versions, err := sn.List(ctx, nil)
 	if err != nil {
 		return res, err
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -52,9 +53,29 @@ func (sn *Snapshot) Highest() uint64 { return sn.m.Highest }
 // Seq returns the manifest version the snapshot pins.
 func (sn *Snapshot) Seq() uint64 { return sn.m.Seq }
 
-// List returns the live keys at the snapshot, sorted by key. For a domain
-// kept in shards it reads every shard it has not seen before.
-func (sn *Snapshot) List(ctx context.Context) ([]Version, error) {
+// ListOptions selects a page of keys. The zero value (or nil) lists them
+// all.
+type ListOptions struct {
+	// Prefix keeps only keys that start with it.
+	Prefix string
+	// After keeps only keys after it: pass the last key of one page to
+	// get the next.
+	After string
+	// Limit is the most keys returned; 0 means no limit.
+	Limit int
+}
+
+// List returns the live keys at the snapshot that opts selects, sorted by
+// key. Pages taken from one Snapshot are consistent with each other. For
+// a domain kept in shards it reads every shard it has not seen before.
+func (sn *Snapshot) List(ctx context.Context, opts *ListOptions) ([]Version, error) {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Limit < 0 {
+		return nil, &InvalidError{What: "option", Value: fmt.Sprint("Limit=", o.Limit), Reason: "negative"}
+	}
 	m := sn.m
 	all := make(map[string]Entry, len(m.Keys))
 	if len(m.Shards) > 0 {
@@ -82,8 +103,14 @@ func (sn *Snapshot) List(ctx context.Context) ([]Version, error) {
 			all[k] = e
 		}
 	}
-	out := make([]Version, 0, len(all))
+	var out []Version
 	for _, k := range slices.Sorted(maps.Keys(all)) {
+		if !strings.HasPrefix(k, o.Prefix) || k <= o.After {
+			continue
+		}
+		if o.Limit > 0 && len(out) == o.Limit {
+			break
+		}
 		out = append(out, all[k].version(k))
 	}
 	return out, nil
@@ -137,19 +164,19 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	return r, nil
 }
 
-// ReadAll returns key's verified bytes at the snapshot.
-func (sn *Snapshot) ReadAll(ctx context.Context, key string) ([]byte, error) {
+// ReadAll returns key's verified bytes at the snapshot, and its version.
+func (sn *Snapshot) ReadAll(ctx context.Context, key string) ([]byte, Version, error) {
 	r, err := sn.Get(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, Version{}, err
 	}
 	defer r.Close()
 	var buf bytes.Buffer
 	buf.Grow(int(min(r.Version.Size, 64<<20)))
 	if _, err := io.Copy(&buf, r); err != nil {
-		return nil, err
+		return nil, Version{}, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), r.Version, nil
 }
 
 // Get opens key's current bytes; see Snapshot.Get.
@@ -173,21 +200,18 @@ func (s *Store) ReadAll(ctx context.Context, domain, key string) ([]byte, Versio
 	if err != nil {
 		return nil, Version{}, err
 	}
-	v, err := sn.Version(ctx, key)
-	if err != nil {
-		return nil, Version{}, err
-	}
-	data, err := sn.ReadAll(ctx, key)
-	return data, v, err
+	return sn.ReadAll(ctx, key)
 }
 
-// List returns domain's live keys, sorted by key.
-func (s *Store) List(ctx context.Context, domain string) ([]Version, error) {
+// List returns domain's live keys that opts selects, sorted by key, from
+// its current manifest; see Snapshot.List. Pages taken by separate calls
+// may come from different commits: take a Snapshot for pages of one.
+func (s *Store) List(ctx context.Context, domain string, opts *ListOptions) ([]Version, error) {
 	sn, err := s.Snapshot(ctx, domain)
 	if err != nil {
 		return nil, err
 	}
-	return sn.List(ctx)
+	return sn.List(ctx, opts)
 }
 
 // Highest returns domain's highest accepted token, or 0 when nothing was

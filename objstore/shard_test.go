@@ -25,7 +25,7 @@ func checkDomain(t *testing.T, s *objstore.Store, domain string, model map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := sn.List(ctx)
+	vs, err := sn.List(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func checkDomain(t *testing.T, s *objstore.Store, domain string, model map[strin
 		t.Fatalf("list has %d keys, model %d; first differences: got %v want %v", len(keys), len(want), head(keys), head(want))
 	}
 	for k, want := range model {
-		got, err := sn.ReadAll(ctx, k)
+		got, _, err := sn.ReadAll(ctx, k)
 		if err != nil || string(got) != want {
 			t.Fatalf("read %q = %q, %v; want %q", k, got, err, want)
 		}
@@ -211,7 +211,7 @@ func TestCorruptShardFailsClosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = sn.List(ctx)
+			_, err = sn.List(ctx, nil)
 			var ce *objstore.CorruptManifestError
 			if !errors.As(err, &ce) || ce.Key != victim {
 				t.Fatalf("list over a %s shard: %v, want a corrupt-manifest error naming %q", damage, err, victim)

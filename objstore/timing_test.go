@@ -40,7 +40,7 @@ func TestNoHiddenDeadline(t *testing.T) {
 			return err
 		}},
 		{"ReadAll", func() error { _, _, err := s.ReadAll(ctx, "d", "a"); return err }},
-		{"List", func() error { _, err := s.List(ctx, "d"); return err }},
+		{"List", func() error { _, err := s.List(ctx, "d", nil); return err }},
 		{"Highest", func() error { _, err := s.Highest(ctx, "d"); return err }},
 		{"Snapshot", func() error { _, err := s.Snapshot(ctx, "d"); return err }},
 		{"Collect", func() error { _, err := s.Collect(ctx, "d", 0); return err }},

@@ -22,7 +22,7 @@ func (a *app) lsCmd() *cobra.Command {
 				return err
 			}
 			defer closeAll()
-			vs, err := store.List(cmd.Context(), domain)
+			vs, err := store.List(cmd.Context(), domain, nil)
 			if isNotFound(err) {
 				return &exitErr{code: exitError, err: fmt.Errorf("ls: not found: no such domain %q (nothing was ever committed to it)", domain)}
 			}

@@ -170,13 +170,13 @@ func (r *run) finish(ctx context.Context) *report {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("final snapshot of %s: %v", d, err))
 			continue
 		}
-		list, err := sn.List(ctx)
+		list, err := sn.List(ctx, nil)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("final list of %s: %v", d, err))
 			continue
 		}
 		for _, v := range list {
-			data, err := sn.ReadAll(ctx, v.Key)
+			data, _, err := sn.ReadAll(ctx, v.Key)
 			if err != nil {
 				v8 = append(v8, violation{"I4", fmt.Sprintf("final read of %s/%s: %v", d, v.Key, err)})
 				continue

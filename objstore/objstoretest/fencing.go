@@ -59,6 +59,9 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 		{"CachedShardChecked", testCachedShardChecked},
 		{"PendingWriteNotFailed", testPendingWriteNotFailed},
 		{"RetryWhileManifestLost", testRetryWhileManifestLost},
+		{"Writer", testWriter},
+		{"RangeReader", testRangeReader},
+		{"ListPages", testListPages},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -562,7 +565,7 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 	close(gate)
 	wantFenced(t, <-done, 1, 2)
-	vs, err := s.List(tctx(t), "d")
+	vs, err := s.List(tctx(t), "d", nil)
 	if err != nil || len(vs) != 20 {
 		t.Fatalf("list = %d keys, %v", len(vs), err)
 	}
@@ -577,12 +580,12 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed, err := sn.List(tctx(t))
+	listed, err := sn.List(tctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range listed {
-		if got, err := sn.ReadAll(tctx(t), v.Key); err != nil || string(got) != fmt.Sprint("v2 ", i) {
+		if got, _, err := sn.ReadAll(tctx(t), v.Key); err != nil || string(got) != fmt.Sprint("v2 ", i) {
 			t.Fatalf("after the commit, %s = %q, %v", v.Key, got, err)
 		}
 	}
@@ -599,12 +602,12 @@ func testSnapshotPinned(t *testing.T, s *objstore.Store, _ *faulty) {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]string{"a": "a1", "b": "b1"} {
-		got, err := sn.ReadAll(tctx(t), k)
+		got, _, err := sn.ReadAll(tctx(t), k)
 		if err != nil || string(got) != want {
 			t.Fatalf("snapshot read %s = %q, %v; want %q", k, got, err, want)
 		}
 	}
-	if listed, err := sn.List(tctx(t)); sn.Highest() != 1 || len(listed) != 2 || err != nil {
+	if listed, err := sn.List(tctx(t), nil); sn.Highest() != 1 || len(listed) != 2 || err != nil {
 		t.Fatalf("snapshot highest %d, %d keys, %v", sn.Highest(), len(listed), err)
 	}
 	mustRead(t, s, "d", "a", "a2")
@@ -618,11 +621,11 @@ func testDelete(t *testing.T, s *objstore.Store, _ *faulty) {
 	if _, _, err := s.ReadAll(tctx(t), "d", "k"); !errors.Is(err, objstore.ErrNotFound) {
 		t.Fatalf("read deleted key: %v", err)
 	}
-	vs, err := s.List(tctx(t), "d")
+	vs, err := s.List(tctx(t), "d", nil)
 	if err != nil || len(vs) != 0 {
 		t.Fatalf("list after delete = %v, %v", vs, err)
 	}
-	if _, err := s.List(tctx(t), "never"); !errors.Is(err, objstore.ErrNotFound) {
+	if _, err := s.List(tctx(t), "never", nil); !errors.Is(err, objstore.ErrNotFound) {
 		t.Fatalf("list of a domain never written: %v, want not found", err)
 	}
 }
@@ -676,7 +679,7 @@ func testDomainsIndependent(t *testing.T, s *objstore.Store, _ *faulty) {
 	commitPut(t, s, "reports", "monthly/k", 100, "r2")
 	mustRead(t, s, "reports/monthly", "k", "m")
 	mustRead(t, s, "reports", "monthly/k", "r2")
-	vs, _ := s.List(tctx(t), "reports")
+	vs, _ := s.List(tctx(t), "reports", nil)
 	if len(vs) != 2 {
 		t.Fatalf("domain reports lists %d keys, want 2", len(vs))
 	}
@@ -737,7 +740,7 @@ func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := sn.List(tctx(t))
+	vs, err := sn.List(tctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -745,7 +748,7 @@ func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty) {
 		t.Fatalf("snapshot lists %d keys, want %d", len(vs), len(want))
 	}
 	for _, v := range vs {
-		data, err := sn.ReadAll(tctx(t), v.Key)
+		data, _, err := sn.ReadAll(tctx(t), v.Key)
 		if err != nil || string(data) != want[v.Key] {
 			t.Fatalf("read %q = %q, %v; want %q", v.Key, data, err, want[v.Key])
 		}

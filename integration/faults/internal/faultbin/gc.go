@@ -81,7 +81,7 @@ func collectUnnamed(ctx context.Context, store *objstore.Store, b driver.Backend
 	if err != nil {
 		return st, err
 	}
-	list, err := sn.List(ctx)
+	list, err := sn.List(ctx, nil)
 	if err != nil {
 		return st, err
 	}

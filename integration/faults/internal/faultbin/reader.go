@@ -66,13 +66,13 @@ func read(stop context.Context, c *hist.Client, store *objstore.Store, domain st
 		return nil
 	}
 	out := hist.Output{Seq: sn.Seq(), Highest: sn.Highest(), Values: map[string]string{}, Versions: map[string]string{}}
-	list, err := sn.List(ctx)
+	list, err := sn.List(ctx, nil)
 	if err != nil {
 		c.End(rec, hist.Fail, out, err)
 		return nil
 	}
 	for _, v := range list {
-		data, err := sn.ReadAll(ctx, v.Key)
+		data, _, err := sn.ReadAll(ctx, v.Key)
 		if err != nil {
 			switch {
 			case errors.Is(err, objstore.ErrIntegrity):

@@ -1,0 +1,80 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Writer streams one key's bytes into a commit that is made on Close,
+// like gocloud's blob.Writer: nothing is visible until Close returns nil,
+// and nothing ever becomes visible if Close is not reached or ctx ends
+// first. The bytes go to the backend as they are written (a part at a
+// time for S3 stores), so a Writer holds no more than a Put of unknown
+// size does. A Writer is not safe for concurrent use.
+type Writer struct {
+	pw     *io.PipeWriter
+	done   chan struct{}
+	stop   func() bool
+	once   sync.Once
+	result Commit
+	err    error
+}
+
+// NewWriter returns a Writer that commits key in domain with token when it
+// is closed (Store.Put with a body of unknown size). Cancel ctx to abandon
+// the write: Close then fails and nothing is published.
+func (s *Store) NewWriter(ctx context.Context, domain, key string, token uint64) *Writer {
+	pr, pw := io.Pipe()
+	w := &Writer{pw: pw, done: make(chan struct{})}
+	// A context that ends before Close fails the body, so the upload
+	// fails and the commit is never published.
+	w.stop = context.AfterFunc(ctx, func() {
+		pw.CloseWithError(fmt.Errorf("objstore: writer for %q in domain %q abandoned: %w", key, domain, context.Cause(ctx)))
+	})
+	go func() {
+		defer close(w.done)
+		w.result, w.err = s.Put(ctx, domain, key, token, pr, -1)
+		// Writes after a failure fail with its error, not block.
+		pr.CloseWithError(errOr(w.err, errClosed))
+	}()
+	return w
+}
+
+var errClosed = errors.New("objstore: write to a closed Writer")
+
+func errOr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// Write writes p to the key's new version. It fails once the commit has
+// failed (or the context ended), with that error.
+func (w *Writer) Write(p []byte) (int, error) { return w.pw.Write(p) }
+
+// Close ends the bytes and makes the commit, and returns its error: nil
+// only if the commit landed. It waits for the commit, and calling it
+// again returns the same result.
+func (w *Writer) Close() error {
+	w.once.Do(func() {
+		w.pw.Close()
+		<-w.done
+		w.stop()
+	})
+	return w.err
+}
+
+// Commit returns the commit Close made; the zero Commit before Close or
+// when it failed.
+func (w *Writer) Commit() Commit {
+	select {
+	case <-w.done:
+		return w.result
+	default:
+		return Commit{}
+	}
+}
