@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"sync"
 	"time"
+
+	"github.com/fencedstore/fence/rules"
 
 	"github.com/fencedstore/fence/internal/backoff"
 )
@@ -22,7 +22,7 @@ type TakeOptions struct {
 	TTL time.Duration
 	// Floor makes the token greater than Floor; pass the store's highest
 	// token for the domain so that a wiped coordinator resumes above it.
-	// It must be below objstore.MaxToken.
+	// It must be below rules.MaxToken.
 	Floor uint64
 	// Wait makes TakeLease wait, honouring ctx, while another holder's lease
 	// is live, instead of returning its *HeldError.
@@ -95,17 +95,5 @@ func pollDelay(remaining time.Duration, skew *backoff.Backoff) time.Duration {
 }
 
 // DefaultHolder returns "<hostname>/<pid>", the holder name used when none
-// is given.
-func DefaultHolder() string { return defaultHolder() }
-
-var defaultHolder = sync.OnceValue(func() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown-host"
-	}
-	h := fmt.Sprintf("%s/%d", host, os.Getpid())
-	if ValidateHolder(h) != nil {
-		h = fmt.Sprintf("pid/%d", os.Getpid())
-	}
-	return h
-})
+// is given (rules.DefaultHolder, which objstore's commit log uses too).
+func DefaultHolder() string { return rules.DefaultHolder() }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/fencedstore/fence/rules"
 )
 
 // Errors. Test for them with errors.Is; the typed errors below carry
@@ -20,8 +22,9 @@ var (
 	// lives on, unrenewed, until it expires.
 	ErrOrphaned = errors.New("coord: session orphaned")
 	// ErrInvalid: a domain, holder, TTL or option was rejected. Its
-	// *InvalidError names the value.
-	ErrInvalid = errors.New("coord: invalid argument")
+	// *InvalidError names the value. It is rules.ErrInvalid, which
+	// objstore.ErrInvalid is too.
+	ErrInvalid = rules.ErrInvalid
 	// ErrCorruptRecord: a lease record cannot be decoded; nothing is
 	// written over it. Its *CorruptRecordError names the record.
 	ErrCorruptRecord = errors.New("coord: corrupt lease record")
@@ -43,22 +46,8 @@ func (e *HeldError) Error() string {
 func (e *HeldError) Is(target error) bool { return target == ErrLeaseHeld }
 
 // InvalidError names an argument that was rejected before anything was
-// sent. For a domain, Err is the objstore error, so the error matches
-// objstore.ErrInvalid as well as ErrInvalid.
-type InvalidError struct {
-	What   string // "domain", "holder", "ttl", "floor", "option", "lease"
-	Value  string // the offending value, quoted in messages
-	Reason string
-	Err    error // the underlying validation error, if any
-}
-
-func (e *InvalidError) Error() string {
-	return fmt.Sprintf("coord: invalid %s %q: %s", e.What, e.Value, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
-func (e *InvalidError) Unwrap() error        { return e.Err }
+// sent (rules.InvalidError, shared with objstore).
+type InvalidError = rules.InvalidError
 
 // CorruptRecordError names a lease record that cannot be trusted. Key
 // identifies it in its store (an object key, a table item).

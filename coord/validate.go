@@ -1,13 +1,12 @@
 package coord
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 // Limits on what a request may ask for.
@@ -21,21 +20,9 @@ const (
 	MaxHolderLen = 256
 )
 
-// ValidateDomain reports whether domain can name an ownership domain (the
-// rules of objstore.ValidateDomain). The error matches both ErrInvalid and
-// objstore.ErrInvalid.
-func ValidateDomain(domain string) error {
-	err := objstore.ValidateDomain(domain)
-	if err == nil {
-		return nil
-	}
-	reason := err.Error()
-	var ie *objstore.InvalidError
-	if errors.As(err, &ie) {
-		reason = ie.Reason
-	}
-	return &InvalidError{What: "domain", Value: domain, Reason: reason, Err: err}
-}
+// ValidateDomain reports whether domain can name an ownership domain
+// (rules.ValidateDomain, as objstore checks it).
+func ValidateDomain(domain string) error { return rules.ValidateDomain(domain) }
 
 // ValidateHolder reports whether holder can name a lease holder: 1 to
 // MaxHolderLen bytes of UTF-8 without control characters. (Holders are
@@ -68,7 +55,7 @@ func ValidateTTL(ttl time.Duration) error {
 }
 
 // ValidateRequest checks every field of req: domain, holder, TTL, and a
-// Floor below objstore.MaxToken (so that a token above it exists).
+// Floor below rules.MaxToken (so that a token above it exists).
 // Coordinators call it at the top of TryAcquire.
 func ValidateRequest(req Request) error {
 	if err := ValidateDomain(req.Domain); err != nil {
@@ -80,14 +67,14 @@ func ValidateRequest(req Request) error {
 	if err := ValidateTTL(req.TTL); err != nil {
 		return err
 	}
-	if req.Floor >= objstore.MaxToken {
-		return &InvalidError{What: "floor", Value: strconv.FormatUint(req.Floor, 10), Reason: fmt.Sprintf("must be below the maximum token %d", uint64(objstore.MaxToken))}
+	if req.Floor >= rules.MaxToken {
+		return &InvalidError{What: "floor", Value: strconv.FormatUint(req.Floor, 10), Reason: fmt.Sprintf("must be below the maximum token %d", uint64(rules.MaxToken))}
 	}
 	return nil
 }
 
 // ValidateLease checks that l names a domain, a holder and a token in
-// 1..objstore.MaxToken. Coordinators call it at the top of Renew and
+// 1..rules.MaxToken. Coordinators call it at the top of Renew and
 // Release.
 func ValidateLease(l Lease) error {
 	if err := ValidateDomain(l.Domain); err != nil {
@@ -96,8 +83,8 @@ func ValidateLease(l Lease) error {
 	if err := ValidateHolder(l.Holder); err != nil {
 		return err
 	}
-	if l.Token == 0 || l.Token > objstore.MaxToken {
-		return &InvalidError{What: "token", Value: strconv.FormatUint(l.Token, 10), Reason: fmt.Sprintf("must be between 1 and %d", uint64(objstore.MaxToken))}
+	if l.Token == 0 || l.Token > rules.MaxToken {
+		return &InvalidError{What: "token", Value: strconv.FormatUint(l.Token, 10), Reason: fmt.Sprintf("must be between 1 and %d", uint64(rules.MaxToken))}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
 )
 
 // Errors returned by Store. Test for them with errors.Is; the typed errors
@@ -27,8 +28,9 @@ var (
 	// manifest records.
 	ErrIntegrity = errors.New("objstore: integrity check failed")
 	// ErrInvalid: a key, domain, token or option was rejected before
-	// anything was sent. Its *InvalidError names what was wrong.
-	ErrInvalid = errors.New("objstore: invalid argument")
+	// anything was sent. Its *InvalidError names what was wrong. It is
+	// rules.ErrInvalid, the class coord's invalid arguments share.
+	ErrInvalid = rules.ErrInvalid
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// fencing cannot work on it.
 	ErrUnsafeStore = driver.ErrUnsafeStore
@@ -92,18 +94,9 @@ func (e *CorruptManifestError) Error() string {
 func (e *CorruptManifestError) Is(target error) bool { return target == ErrCorruptManifest }
 func (e *CorruptManifestError) Unwrap() error        { return e.Err }
 
-// InvalidError names an argument that was rejected.
-type InvalidError struct {
-	What   string // "key", "domain", "token", "option", ...
-	Value  string // the offending value, quoted in messages
-	Reason string
-}
-
-func (e *InvalidError) Error() string {
-	return fmt.Sprintf("objstore: invalid %s %q: %s", e.What, e.Value, e.Reason)
-}
-
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+// InvalidError names an argument that was rejected before anything was
+// sent (rules.InvalidError).
+type InvalidError = rules.InvalidError
 
 // UnknownOutcomeError reports a commit whose outcome could not be
 // determined. Retrying it with the options Retry returns is safe: the

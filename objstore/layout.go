@@ -2,10 +2,10 @@ package objstore
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/fencedstore/fence/rules"
 )
 
 // Object layout. Everything fence writes for a domain lives under
@@ -18,17 +18,14 @@ import (
 //
 // Zero-padding the token makes lexical order equal token order.
 const (
-	reservedSegment = "_fence"
-	systemDir       = "/" + reservedSegment + "/"
-	versionDir      = systemDir + "v/"
-	manifestName    = "manifest.json"
-	tokenDigits     = 20
-	// MaxKeyLen is the longest key or domain accepted, in bytes (S3's
-	// limit on a whole object key).
-	MaxKeyLen = 1024
-	// MaxToken is the largest token accepted. It fits a signed 64-bit
-	// integer so every language and database can hold it exactly.
-	MaxToken = math.MaxInt64
+	systemDir    = "/" + rules.Reserved + "/"
+	versionDir   = systemDir + "v/"
+	manifestName = "manifest.json"
+	tokenDigits  = rules.TokenDigits
+	// MaxKeyLen is the longest key or domain accepted, in bytes.
+	MaxKeyLen = rules.MaxKeyLen
+	// MaxToken is the largest token accepted.
+	MaxToken = rules.MaxToken
 )
 
 // ManifestKey returns the object key of domain's manifest.
@@ -36,7 +33,7 @@ func ManifestKey(domain string) string { return domain + systemDir + manifestNam
 
 // SystemKey returns the object key of one of fence's own objects for
 // domain, such as the bucket-lease record ("lease.json").
-func SystemKey(domain, name string) string { return domain + systemDir + name }
+func SystemKey(domain, name string) string { return rules.SystemKey(domain, name) }
 
 // VersionPrefix returns the prefix under which domain's versions live.
 func VersionPrefix(domain string) string { return domain + versionDir }
@@ -102,74 +99,14 @@ func validSuffix(s string) string {
 	return ""
 }
 
-// ValidateKey reports whether key can name an object in a domain.
-func ValidateKey(key string) error { return validatePath("key", key) }
+// ValidateKey reports whether key can name an object in a domain
+// (rules.ValidateKey).
+func ValidateKey(key string) error { return rules.ValidateKey(key) }
 
-// ValidateDomain reports whether domain can name an ownership domain.
-func ValidateDomain(domain string) error { return validatePath("domain", domain) }
+// ValidateDomain reports whether domain can name an ownership domain
+// (rules.ValidateDomain).
+func ValidateDomain(domain string) error { return rules.ValidateDomain(domain) }
 
 // ValidateToken reports whether token is in the accepted range
-// 1..MaxToken. Token 0 means "no token" and is never valid for a write.
-func ValidateToken(token uint64) error {
-	if token == 0 {
-		return &InvalidError{What: "token", Value: "0", Reason: "tokens start at 1; 0 means no lease was acquired"}
-	}
-	if token > MaxToken {
-		return &InvalidError{What: "token", Value: strconv.FormatUint(token, 10), Reason: fmt.Sprintf("above the maximum %d", uint64(MaxToken))}
-	}
-	return nil
-}
-
-func validatePath(what, s string) error {
-	bad := func(reason string) error { return &InvalidError{What: what, Value: s, Reason: reason} }
-	switch {
-	case s == "":
-		return bad("empty")
-	case len(s) > MaxKeyLen:
-		return bad(fmt.Sprintf("%d bytes, over the limit of %d", len(s), MaxKeyLen))
-	case !utf8.ValidString(s):
-		return bad("not valid UTF-8")
-	case s[0] == '/':
-		return bad("starts with '/'")
-	case s[len(s)-1] == '/':
-		return bad("ends with '/'")
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return bad(fmt.Sprintf("contains control character %U", r))
-		}
-	}
-	for seg := range strings.SplitSeq(s, "/") {
-		switch {
-		case seg == "":
-			return bad("contains an empty path segment (\"//\")")
-		case seg == "." || seg == "..":
-			return bad(fmt.Sprintf("contains a %q segment", seg))
-		case strings.HasPrefix(seg, reservedSegment):
-			return bad(fmt.Sprintf("segment %q: names starting with %q are reserved for fence's own objects", seg, reservedSegment))
-		}
-	}
-	if what == "key" {
-		if i := versionSuffixAt(s); i >= 0 {
-			return bad(fmt.Sprintf("contains %q at byte %d, which looks like a version suffix (@ followed by 20 digits and '-')", s[i:i+tokenDigits+2], i))
-		}
-	}
-	return nil
-}
-
-// versionSuffixAt returns the index of the first "@<20 digits>-" in s, or -1.
-func versionSuffixAt(s string) int {
-	for i := 0; i+tokenDigits+2 <= len(s); i++ {
-		if s[i] != '@' {
-			continue
-		}
-		ok := s[i+1+tokenDigits] == '-'
-		for j := i + 1; ok && j <= i+tokenDigits; j++ {
-			ok = s[j] >= '0' && s[j] <= '9'
-		}
-		if ok {
-			return i
-		}
-	}
-	return -1
-}
+// 1..MaxToken (rules.ValidateToken).
+func ValidateToken(token uint64) error { return rules.ValidateToken(token) }

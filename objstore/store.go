@@ -2,10 +2,10 @@ package objstore
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
 	"time"
+
+	"github.com/fencedstore/fence/rules"
 
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -31,7 +31,7 @@ type Store struct {
 // Options tunes a Store. The zero value (or nil) gives the defaults.
 type Options struct {
 	// Holder is recorded in the manifest's commit log for diagnostics.
-	// Default: "<hostname>/<pid>".
+	// Default: rules.DefaultHolder(), "<hostname>/<pid>", as coord's.
 	Holder string
 	// LogLimit is the number of recent commits kept in the manifest's
 	// commit log. Default 64. It also bounds how far back an ambiguous
@@ -69,8 +69,7 @@ func New(b driver.Backend, opts *Options) *Store {
 		o = *opts
 	}
 	if o.Holder == "" {
-		host, _ := os.Hostname()
-		o.Holder = fmt.Sprintf("%s/%d", host, os.Getpid())
+		o.Holder = rules.DefaultHolder()
 	}
 	if o.LogLimit <= 0 {
 		o.LogLimit = 64

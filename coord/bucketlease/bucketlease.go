@@ -9,9 +9,10 @@ import (
 	"io"
 	"time"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/internal/backoff"
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -71,7 +72,7 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 			return record{}, &coord.HeldError{Domain: req.Domain, Holder: cur.Holder, Token: cur.Token, Expires: cur.Expires}
 		}
 		base := max(cur.Token, req.Floor)
-		if base >= objstore.MaxToken {
+		if base >= rules.MaxToken {
 			return record{}, fmt.Errorf("bucketlease: acquire %q: token %d is the maximum; no higher token can be issued", req.Domain, base)
 		}
 		return record{Token: base + 1, Holder: req.Holder, Expires: stamp(now, req.TTL)}, nil
@@ -133,7 +134,7 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 	if err := coord.ValidateDomain(domain); err != nil {
 		return coord.State{}, err
 	}
-	r, _, err := c.read(ctx, domain, objstore.SystemKey(domain, RecordName))
+	r, _, err := c.read(ctx, domain, rules.SystemKey(domain, RecordName))
 	if err != nil {
 		return coord.State{}, err
 	}
@@ -158,7 +159,7 @@ func (c *Coordinator) update(ctx context.Context, op, domain string, decide deci
 			return record{}, fmt.Errorf("bucketlease: %s %q: %w", op, domain, err)
 		}
 	}
-	key := objstore.SystemKey(domain, RecordName)
+	key := rules.SystemKey(domain, RecordName)
 	attempt := rand.Text()
 	var (
 		bo        backoff.Backoff
@@ -204,7 +205,7 @@ func (c *Coordinator) update(ctx context.Context, op, domain string, decide deci
 			if werr := bo.Wait(ctx); werr != nil {
 				return fail(fmt.Errorf("bucketlease: %s %q: %w after write conflicts: %w", op, domain, werr, err))
 			}
-		case errors.Is(err, objstore.ErrNotFound):
+		case errors.Is(err, driver.ErrNotFound):
 			return record{}, fmt.Errorf("bucketlease: %s %q: write %q: %w", op, domain, key, err)
 		default:
 			ambiguous = err
@@ -232,7 +233,7 @@ func (c *Coordinator) read(ctx context.Context, domain, key string) (record, str
 
 func (c *Coordinator) readOnce(ctx context.Context, domain, key string) (record, string, error) {
 	rc, info, err := c.b.Get(ctx, key, driver.GetOptions{})
-	if errors.Is(err, objstore.ErrNotFound) {
+	if errors.Is(err, driver.ErrNotFound) {
 		return record{}, "", nil
 	}
 	if err != nil {

@@ -7,15 +7,16 @@ import (
 	"io"
 	"time"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/fencedstore/fence/coord"
-	"github.com/fencedstore/fence/objstore"
 )
 
 // Format is the format version written into every lease record.
 const Format = "fence.lease/v1"
 
 // RecordName is the lease record's name among a domain's system objects:
-// its key is objstore.SystemKey(domain, RecordName).
+// its key is rules.SystemKey(domain, RecordName).
 const RecordName = "lease.json"
 
 // maxRecordSize bounds how much of a lease record is read.
@@ -87,8 +88,8 @@ func decodeRecord(domain, key string, data []byte) (record, error) {
 	switch {
 	case w.Domain != domain:
 		return bad(fmt.Sprintf("records domain %q, expected %q", w.Domain, domain), nil)
-	case w.Token > objstore.MaxToken:
-		return bad(fmt.Sprintf("token %d is above the maximum %d", w.Token, uint64(objstore.MaxToken)), nil)
+	case w.Token > rules.MaxToken:
+		return bad(fmt.Sprintf("token %d is above the maximum %d", w.Token, uint64(rules.MaxToken)), nil)
 	case w.Holder != "" && w.Token == 0:
 		return bad(fmt.Sprintf("holder %q has token 0", w.Holder), nil)
 	case w.Holder == "":

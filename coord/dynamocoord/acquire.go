@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/internal/backoff"
-	"github.com/fencedstore/fence/objstore"
 )
 
 // TryAcquire makes one acquisition: it fails with a *coord.HeldError when
@@ -90,7 +91,7 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 		if now := c.clock.Now(); it.held(now) && it.Holder != req.Holder {
 			return coord.Lease{}, &coord.HeldError{Domain: req.Domain, Holder: it.Holder, Token: it.Token, Expires: it.Expires}
 		}
-		if base := max(it.Token, req.Floor); base >= objstore.MaxToken {
+		if base := max(it.Token, req.Floor); base >= rules.MaxToken {
 			return fail(fmt.Errorf("dynamocoord: acquire %q: token %d is the maximum; no higher token can be issued", req.Domain, base))
 		}
 		// The lease is free (or ours) now. Retry at once if the update
@@ -134,7 +135,7 @@ func (c *Coordinator) acquireInput(req coord.Request, attempt string, now time.T
 		counter = "(attribute_not_exists(#token) OR (#token >= :zero AND #token <= :floor))"
 	} else {
 		set = "SET #token = if_not_exists(#token, :zero) + :one"
-		vals[":one"], vals[":max"] = num(1), num(objstore.MaxToken)
+		vals[":one"], vals[":max"] = num(1), num(rules.MaxToken)
 		if req.Floor == 0 {
 			counter = "(attribute_not_exists(#token) OR (#token >= :zero AND #token < :max))"
 		} else {

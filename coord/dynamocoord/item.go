@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/fencedstore/fence/coord"
-	"github.com/fencedstore/fence/objstore"
 )
 
 // The attributes of a lease item. The item of a domain is never deleted
@@ -93,10 +94,10 @@ func decodeItem(table, domain string, av map[string]types.AttributeValue) (item,
 		}
 		t, err := strconv.ParseUint(n.Value, 10, 64)
 		if err != nil {
-			return bad(fmt.Sprintf("attribute %q is not a whole number from 0 to %d", attrToken, uint64(objstore.MaxToken)), err)
+			return bad(fmt.Sprintf("attribute %q is not a whole number from 0 to %d", attrToken, uint64(rules.MaxToken)), err)
 		}
-		if t > objstore.MaxToken {
-			return bad(fmt.Sprintf("token %d is above the maximum %d", t, uint64(objstore.MaxToken)), nil)
+		if t > rules.MaxToken {
+			return bad(fmt.Sprintf("token %d is above the maximum %d", t, uint64(rules.MaxToken)), nil)
 		}
 		it.Token = t
 	}

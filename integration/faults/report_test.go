@@ -250,7 +250,7 @@ func (r *run) finish(ctx context.Context) *report {
 		if strings.Contains(o.Err, "corrupt manifest") {
 			rep.FailedClosed++
 		}
-		if o.Op == hist.OpAcquire && (o.Out.Issued != 0 || o.Out.ClaimedBy != "" || strings.Contains(o.Err, "objstore: invalid token")) {
+		if o.Op == hist.OpAcquire && (o.Out.Issued != 0 || o.Out.ClaimedBy != "" || strings.Contains(o.Err, "invalid token")) {
 			rep.FencesRefused++
 		}
 	}

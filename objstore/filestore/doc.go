@@ -31,7 +31,7 @@
 // ".fence-tmp" or "%41" cannot clash with anything. A segment may be at
 // most MaxSegmentLen (240) bytes once escaped, that is 240 bytes of
 // [a-z0-9._-] or 80 bytes of anything else; longer segments are rejected
-// with objstore.ErrInvalid. Empty segments are allowed, an empty key is
+// with rules.ErrInvalid. Empty segments are allowed, an empty key is
 // not.
 //
 // Each object file starts with the 72-byte header "FENCE1 " + the

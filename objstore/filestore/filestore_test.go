@@ -14,7 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
@@ -143,14 +144,14 @@ func TestLongSegmentRejected(t *testing.T) {
 		strings.Repeat("é", filestore.MaxSegmentLen/6+1),
 	} {
 		_, err := b.Put(t.Context(), key, strings.NewReader("x"), 1, driver.PutOptions{})
-		if !errors.Is(err, objstore.ErrInvalid) || !strings.Contains(err.Error(), key) {
+		if !errors.Is(err, rules.ErrInvalid) || !strings.Contains(err.Error(), key) {
 			t.Errorf("Put(%d-byte segment) error = %v, want ErrInvalid naming the key", len(key), err)
 		}
-		if _, err := b.Head(t.Context(), key); !errors.Is(err, objstore.ErrInvalid) {
+		if _, err := b.Head(t.Context(), key); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("Head(%d-byte segment) error = %v, want ErrInvalid", len(key), err)
 		}
 	}
-	if _, err := b.Head(t.Context(), ""); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := b.Head(t.Context(), ""); !errors.Is(err, rules.ErrInvalid) {
 		t.Errorf("Head(\"\") error = %v, want ErrInvalid", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 const (
@@ -78,7 +78,7 @@ func unescape(s string) (string, bool) {
 // holds the file.
 func (b *Backend) objectPath(key string) (file, dir string, err error) {
 	if key == "" {
-		return "", "", &objstore.InvalidError{What: "key", Value: key, Reason: "empty"}
+		return "", "", &rules.InvalidError{What: "key", Value: key, Reason: "empty"}
 	}
 	segs := strings.Split(key, "/")
 	parts := make([]string, 0, len(segs)+1)
@@ -86,7 +86,7 @@ func (b *Backend) objectPath(key string) (file, dir string, err error) {
 	for i, seg := range segs {
 		e := escape(seg)
 		if len(e) > MaxSegmentLen {
-			return "", "", &objstore.InvalidError{What: "key", Value: key, Reason: fmt.Sprintf(
+			return "", "", &rules.InvalidError{What: "key", Value: key, Reason: fmt.Sprintf(
 				"segment %d is %d bytes once escaped for a file name, over filestore's limit of %d", i+1, len(e), MaxSegmentLen)}
 		}
 		if i < len(segs)-1 {

@@ -64,7 +64,7 @@
 //     first attempt succeeded gets it): no class, so the Store treats the
 //     outcome as ambiguous
 //
-// Invalid Options make Open fail with objstore.ErrInvalid.
+// Invalid Options make Open fail with rules.ErrInvalid.
 //
 // # MinIO
 //

@@ -7,11 +7,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/encrypt"
 
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 	"github.com/fencedstore/fence/transport"
@@ -82,7 +83,7 @@ func newBackend(client *minio.Client, bucket, prefix string, o Options) (*Backen
 	b := &Backend{client: client, core: minio.Core{Client: client}, bucket: bucket, prefix: cleanPrefix(prefix)}
 	b.err = b.configure(o)
 	if b.err == nil && bucket == "" {
-		b.err = &objstore.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+		b.err = &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
 	}
 	loc := "minio://" + bucket
 	if b.prefix != "" {
@@ -102,17 +103,17 @@ func (b *Backend) configure(o Options) error {
 	case "aws:kms":
 		b.sse, _ = encrypt.NewSSEKMS(o.KMSKeyID, nil) // fails only for an unencodable context
 	default:
-		return &objstore.InvalidError{What: "option", Value: "SSE=" + o.SSE, Reason: `want "", "AES256" or "aws:kms"`}
+		return &rules.InvalidError{What: "option", Value: "SSE=" + o.SSE, Reason: `want "", "AES256" or "aws:kms"`}
 	}
 	if o.KMSKeyID != "" && o.SSE != "aws:kms" {
-		return &objstore.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
+		return &rules.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
 	}
 	b.partSize = o.PartSize
 	if b.partSize == 0 {
 		b.partSize = DefaultPartSize
 	}
 	if b.partSize < MinPartSize {
-		return &objstore.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the minimum of %d bytes", MinPartSize)}
+		return &rules.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the minimum of %d bytes", MinPartSize)}
 	}
 	return nil
 }
@@ -153,7 +154,7 @@ func Open(endpoint, bucket, prefix string, opts *Options) (*Backend, error) {
 // parseEndpoint returns endpoint's host:port and whether it uses https.
 func parseEndpoint(endpoint string, secure bool) (string, bool, error) {
 	bad := func(reason string) error {
-		return &objstore.InvalidError{What: "endpoint", Value: redact(endpoint), Reason: reason}
+		return &rules.InvalidError{What: "endpoint", Value: redact(endpoint), Reason: reason}
 	}
 	if !strings.Contains(endpoint, "://") {
 		if strings.ContainsAny(endpoint, "@/") || endpoint == "" {

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencedstore/fence/rules"
+
 	"github.com/minio/minio-go/v7"
 
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
@@ -39,15 +40,15 @@ func TestOptions(t *testing.T) {
 		{KMSKeyID: "k"},
 		{PartSize: 1 << 20},
 	} {
-		if _, err := Open("127.0.0.1:9", "b", "", &o); !errors.Is(err, objstore.ErrInvalid) {
+		if _, err := Open("127.0.0.1:9", "b", "", &o); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("Open(%+v): %v, want ErrInvalid", o, err)
 		}
 	}
-	if _, err := Open("127.0.0.1:9", "", "", nil); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := Open("127.0.0.1:9", "", "", nil); !errors.Is(err, rules.ErrInvalid) {
 		t.Errorf("Open with no bucket: %v", err)
 	}
 	b := New(testClient(t), "", "")
-	if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, rules.ErrInvalid) {
 		t.Errorf("New with no bucket, Put: %v, want ErrInvalid", err)
 	}
 	for _, o := range []Options{{SSE: "aws:kms"}, {SSE: "aws:kms", KMSKeyID: "k"}, {SSE: "AES256"}, {PartSize: MinPartSize}} {
@@ -75,7 +76,7 @@ func TestEndpoints(t *testing.T) {
 	} {
 		b, err := Open(tc.endpoint, "b", "", &Options{Secure: tc.secure})
 		if tc.want == "" {
-			if !errors.Is(err, objstore.ErrInvalid) {
+			if !errors.Is(err, rules.ErrInvalid) {
 				t.Errorf("Open(%q): %v, want ErrInvalid", tc.endpoint, err)
 			} else if strings.Contains(err.Error(), "secret123") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
 				t.Errorf("Open(%q): the error repeats the credentials: %v", tc.endpoint, err)

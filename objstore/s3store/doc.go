@@ -63,7 +63,7 @@
 //     outcome as ambiguous
 //
 // Invalid Options make Open fail, and every call of a backend made by New
-// fail, with objstore.ErrInvalid.
+// fail, with rules.ErrInvalid.
 //
 // # MinIO
 //

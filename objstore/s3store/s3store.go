@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/fencedstore/fence/rules"
+
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 	"github.com/fencedstore/fence/transport"
@@ -89,7 +90,7 @@ var (
 // through client. A non-empty prefix is used as a folder: "tenant" and
 // "tenant/" both put key "k" at "tenant/k". opts may be nil. Invalid
 // options (see Options) make every call fail with an error matching
-// objstore.ErrInvalid.
+// rules.ErrInvalid.
 //
 // Whatever client's own settings, every call asks for request checksums
 // and response checksum validation only when an operation requires them,
@@ -104,7 +105,7 @@ func New(client *s3.Client, bucket, prefix string, opts *Options) *Backend {
 	b.sse, b.kmsKeyID = types.ServerSideEncryption(o.SSE), o.KMSKeyID
 	b.partSize, b.threshold = o.PartSize, o.MultipartThreshold
 	if b.err == nil && bucket == "" {
-		b.err = &objstore.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+		b.err = &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
 	}
 	co := client.Options()
 	b.location = location(bucket, b.prefix, aws.ToString(co.BaseEndpoint), co.Region)
@@ -124,15 +125,15 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 		return nil, err
 	}
 	if bucket == "" {
-		return nil, &objstore.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+		return nil, &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
 	}
 	if o.Endpoint != "" {
 		u, err := url.Parse(o.Endpoint)
 		switch {
 		case err != nil || u.Scheme == "" || u.Host == "":
-			return nil, &objstore.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "want an absolute URL such as http://127.0.0.1:9000"}
+			return nil, &rules.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "want an absolute URL such as http://127.0.0.1:9000"}
 		case u.User != nil:
-			return nil, &objstore.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "credentials in the endpoint URL are not accepted; use the AWS credential chain (environment, shared credentials file)"}
+			return nil, &rules.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "credentials in the endpoint URL are not accepted; use the AWS credential chain (environment, shared credentials file)"}
 		}
 	}
 	lo := []func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(o.Timeouts.Apply))}
@@ -163,23 +164,23 @@ func validate(o *Options) error {
 	switch o.SSE {
 	case "", string(types.ServerSideEncryptionAes256):
 		if o.KMSKeyID != "" {
-			return &objstore.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
+			return &rules.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
 		}
 	case string(types.ServerSideEncryptionAwsKms):
 	default:
-		return &objstore.InvalidError{What: "option", Value: "SSE=" + o.SSE, Reason: `want "", "AES256" or "aws:kms"`}
+		return &rules.InvalidError{What: "option", Value: "SSE=" + o.SSE, Reason: `want "", "AES256" or "aws:kms"`}
 	}
 	if o.PartSize == 0 {
 		o.PartSize = DefaultPartSize
 	}
 	if o.PartSize < MinPartSize {
-		return &objstore.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the S3 minimum of %d bytes", MinPartSize)}
+		return &rules.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the S3 minimum of %d bytes", MinPartSize)}
 	}
 	if o.MultipartThreshold == 0 {
 		o.MultipartThreshold = o.PartSize
 	}
 	if o.MultipartThreshold < 0 {
-		return &objstore.InvalidError{What: "option", Value: fmt.Sprint("MultipartThreshold=", o.MultipartThreshold), Reason: "negative"}
+		return &rules.InvalidError{What: "option", Value: fmt.Sprint("MultipartThreshold=", o.MultipartThreshold), Reason: "negative"}
 	}
 	return nil
 }

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencedstore/fence/rules"
+
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
@@ -43,15 +44,15 @@ func TestOptions(t *testing.T) {
 		{PartSize: 1 << 20},
 		{MultipartThreshold: -1},
 	} {
-		if _, err := Open(t.Context(), "b", "", &o); !errors.Is(err, objstore.ErrInvalid) {
+		if _, err := Open(t.Context(), "b", "", &o); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("Open(%+v): %v, want ErrInvalid", o, err)
 		}
 		b := New(s3.New(s3.Options{Region: "us-east-1"}), "b", "", &o)
-		if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, objstore.ErrInvalid) {
+		if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("New(%+v).Put: %v, want ErrInvalid", o, err)
 		}
 	}
-	if _, err := Open(t.Context(), "", "", nil); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := Open(t.Context(), "", "", nil); !errors.Is(err, rules.ErrInvalid) {
 		t.Errorf("Open with no bucket: %v", err)
 	}
 	for _, o := range []Options{{SSE: "aws:kms"}, {SSE: "aws:kms", KMSKeyID: "k"}, {SSE: "AES256"}, {PartSize: MinPartSize}} {
@@ -63,13 +64,13 @@ func TestOptions(t *testing.T) {
 
 func TestEndpointCredentialsRefused(t *testing.T) {
 	_, err := Open(t.Context(), "b", "", &Options{Endpoint: "http://AKIAEXAMPLE:secret123@127.0.0.1:9000"})
-	if !errors.Is(err, objstore.ErrInvalid) {
+	if !errors.Is(err, rules.ErrInvalid) {
 		t.Fatalf("Open with credentials in the endpoint: %v, want ErrInvalid", err)
 	}
 	if strings.Contains(err.Error(), "secret123") || strings.Contains(err.Error(), "AKIAEXAMPLE") {
 		t.Fatalf("the error repeats the credentials: %v", err)
 	}
-	if _, err := Open(t.Context(), "b", "", &Options{Endpoint: "127.0.0.1:9000"}); !errors.Is(err, objstore.ErrInvalid) {
+	if _, err := Open(t.Context(), "b", "", &Options{Endpoint: "127.0.0.1:9000"}); !errors.Is(err, rules.ErrInvalid) {
 		t.Fatalf("Open with a relative endpoint: %v, want ErrInvalid", err)
 	}
 }
