@@ -106,7 +106,11 @@ func dynamoCoordinator(t *testing.T, endpoint string) (*dynamocoord.Coordinator,
 			t.Errorf("delete table %s: %v", table, err)
 		}
 	})
-	return dynamocoord.New(client, table, nil), client
+	c, err := dynamocoord.New(client, table, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, client
 }
 
 // listBucket returns every key in bucket.

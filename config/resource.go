@@ -91,7 +91,10 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := dynamocoord.New(client, loc.Table, nil)
+		c, err := dynamocoord.New(client, loc.Table, nil)
+		if err != nil {
+			return nil, err
+		}
 		return &resource{
 			kind: "table", name: loc.Table, location: tableLocation(client, loc.Table), dynamo: c,
 			exists: func(ctx context.Context) (bool, error) {

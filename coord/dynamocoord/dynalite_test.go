@@ -98,7 +98,7 @@ func testCtx(t *testing.T) context.Context {
 func TestConformance(t *testing.T) {
 	client := testClient(t)
 	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Coordinator {
-		return New(client, newTable(t, client), &Options{Clock: clk})
+		return mustNew(t, client, newTable(t, client), &Options{Clock: clk})
 	}, &coordtest.Options{
 		// An operator's destructive reset: delete the item behind the
 		// coordinator's back (the coordinator itself never does).
@@ -117,7 +117,7 @@ func TestConformance(t *testing.T) {
 func TestMissingTable(t *testing.T) {
 	client := testClient(t)
 	table := tableName()
-	c := New(client, table, nil)
+	c := mustNew(t, client, table, nil)
 	ctx := testCtx(t)
 	check := func(what string, err error) {
 		t.Helper()
@@ -193,7 +193,7 @@ func TestWrongSchema(t *testing.T) {
 				}
 			}
 			check("CreateTable", CreateTable(ctx, client, table))
-			c := New(client, table, nil)
+			c := mustNew(t, client, table, nil)
 			check("CheckTable", c.CheckTable(ctx))
 			_, err := c.TryAcquire(ctx, coord.Request{Domain: "d", Holder: "A", TTL: time.Second})
 			check("TryAcquire", err)
@@ -231,7 +231,7 @@ func TestCreateTableIdempotent(t *testing.T) {
 	if s := ttl.TimeToLiveDescription.TimeToLiveStatus; s != types.TimeToLiveStatusDisabled {
 		t.Fatalf("TTL status %s; want DISABLED", s)
 	}
-	c := New(client, table, nil)
+	c := mustNew(t, client, table, nil)
 	if err := c.CheckTable(ctx); err != nil {
 		t.Fatalf("CheckTable: %v", err)
 	}
@@ -248,7 +248,7 @@ func TestCreateTableIdempotent(t *testing.T) {
 func TestFloorAboveCounter(t *testing.T) {
 	client := testClient(t)
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
-	c := New(client, newTable(t, client), &Options{Clock: clk})
+	c := mustNew(t, client, newTable(t, client), &Options{Clock: clk})
 	ctx := testCtx(t)
 	acquire := func(floor, want uint64) {
 		t.Helper()
@@ -296,7 +296,7 @@ func TestCorruptItem(t *testing.T) {
 	client := testClient(t)
 	ctx := testCtx(t)
 	table := newTable(t, client)
-	c := New(client, table, nil)
+	c := mustNew(t, client, table, nil)
 	for name, av := range map[string]map[string]types.AttributeValue{
 		"TokenNotNumber":  {attrToken: str("seven")},
 		"HolderNoExpiry":  {attrToken: num(3), attrHolder: str("A")},
@@ -371,4 +371,13 @@ func TestOpenRejects(t *testing.T) {
 			t.Errorf("Open's error %q repeats the credentials", err)
 		}
 	}
+}
+
+func mustNew(t *testing.T, client *dynamodb.Client, table string, opts *Options) *Coordinator {
+	t.Helper()
+	c, err := New(client, table, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -74,9 +74,13 @@ type Coordinator struct {
 
 // New returns a Coordinator over table, reached through client. opts may
 // be nil. The table must exist with partition key "domain" of type S (see
-// CreateTable).
-func New(client *dynamodb.Client, table string, opts *Options) *Coordinator {
-	return newCoordinator(client, table, opts)
+// CreateTable). An invalid table name fails with an error matching
+// coord.ErrInvalid.
+func New(client *dynamodb.Client, table string, opts *Options) (*Coordinator, error) {
+	if err := validateTable(table); err != nil {
+		return nil, err
+	}
+	return newCoordinator(client, table, opts), nil
 }
 
 func newCoordinator(api itemAPI, table string, opts *Options) *Coordinator {
@@ -104,7 +108,7 @@ func Open(ctx context.Context, table string, opts *OpenOptions) (*Coordinator, e
 	if opts != nil {
 		clk = opts.Clock
 	}
-	return New(client, table, &Options{Clock: clk}), nil
+	return New(client, table, &Options{Clock: clk})
 }
 
 // NewClient returns a DynamoDB client configured by the standard AWS

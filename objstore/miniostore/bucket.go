@@ -12,9 +12,6 @@ import (
 // connection, access denied) is an error that keeps minio-go's error in
 // the chain for errors.As.
 func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
-	if b.err != nil {
-		return false, fmt.Errorf("miniostore: head bucket %q: %w", b.bucket, b.err)
-	}
 	ok, err := b.client.BucketExists(ctx, b.bucket)
 	if err != nil {
 		return false, fmt.Errorf("miniostore: head bucket %q: %w", b.bucket, err)
@@ -26,9 +23,6 @@ func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
 // unless it already exists and belongs to the caller; it is idempotent
 // and safe to call concurrently. A name taken by another owner fails.
 func (b *Backend) EnsureBucket(ctx context.Context) error {
-	if b.err != nil {
-		return fmt.Errorf("miniostore: create bucket %q: %w", b.bucket, b.err)
-	}
 	err := b.client.MakeBucket(ctx, b.bucket, minio.MakeBucketOptions{})
 	if err == nil {
 		return nil

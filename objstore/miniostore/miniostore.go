@@ -63,7 +63,6 @@ type Backend struct {
 	location string
 	partSize int64
 	sse      encrypt.ServerSide
-	err      error // invalid configuration: every call fails with it
 }
 
 var (
@@ -73,17 +72,19 @@ var (
 // New returns a backend that stores objects in bucket under prefix,
 // through client, with the default part size and no server-side
 // encryption setting. A non-empty prefix is used as a folder: "tenant"
-// and "tenant/" both put key "k" at "tenant/k".
-func New(client *minio.Client, bucket, prefix string) *Backend {
-	b, _ := newBackend(client, bucket, prefix, Options{})
-	return b
+// and "tenant/" both put key "k" at "tenant/k". An empty bucket fails
+// with an error matching rules.ErrInvalid.
+func New(client *minio.Client, bucket, prefix string) (*Backend, error) {
+	return newBackend(client, bucket, prefix, Options{})
 }
 
 func newBackend(client *minio.Client, bucket, prefix string, o Options) (*Backend, error) {
 	b := &Backend{client: client, core: minio.Core{Client: client}, bucket: bucket, prefix: cleanPrefix(prefix)}
-	b.err = b.configure(o)
-	if b.err == nil && bucket == "" {
-		b.err = &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+	if err := b.configure(o); err != nil {
+		return nil, err
+	}
+	if bucket == "" {
+		return nil, &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
 	}
 	loc := "minio://" + bucket
 	if b.prefix != "" {
@@ -92,7 +93,7 @@ func newBackend(client *minio.Client, bucket, prefix string, o Options) (*Backen
 	u := *client.EndpointURL()
 	u.User = nil
 	b.location = loc + "@" + u.String()
-	return b, b.err
+	return b, nil
 }
 
 func (b *Backend) configure(o Options) error {
@@ -215,9 +216,6 @@ func (b *Backend) objectKey(key string) string { return b.prefix + key }
 // opts.IfNoneMatch, an unchanged object fails with driver.ErrNotModified
 // (304) and costs no transfer.
 func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
-	if b.err != nil {
-		return nil, driver.ObjectInfo{}, b.fail("get", key, b.err)
-	}
 	var mo minio.GetObjectOptions
 	if opts.IfNoneMatch != "" {
 		if err := mo.SetMatchETagExcept(opts.IfNoneMatch); err != nil {
@@ -242,9 +240,6 @@ func (b *Backend) info(key string, oi minio.ObjectInfo) driver.ObjectInfo {
 
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
-	if b.err != nil {
-		return driver.ObjectInfo{}, b.fail("head", key, b.err)
-	}
 	oi, err := b.client.StatObject(ctx, b.bucket, b.objectKey(key), minio.StatObjectOptions{})
 	if err != nil {
 		return driver.ObjectInfo{}, b.fail("head", key, err)
@@ -255,9 +250,6 @@ func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, erro
 // Delete removes the object unconditionally; a missing object is not an
 // error.
 func (b *Backend) Delete(ctx context.Context, key string) error {
-	if b.err != nil {
-		return b.fail("delete", key, b.err)
-	}
 	if err := b.client.RemoveObject(ctx, b.bucket, b.objectKey(key), minio.RemoveObjectOptions{}); err != nil {
 		return b.fail("delete", key, err)
 	}
@@ -267,9 +259,6 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 // List calls fn for every object whose key starts with prefix, in lexical
 // key order, with the backend's prefix stripped from the keys.
 func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
-	if b.err != nil {
-		return b.fail("list", prefix, b.err)
-	}
 	if err := ctx.Err(); err != nil {
 		return b.fail("list", prefix, err)
 	}

@@ -25,9 +25,6 @@ import (
 // parts in memory. If size is not -1 and body's length differs,
 // nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
-	if b.err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, b.err)
-	}
 	if err := ctx.Err(); err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}

@@ -15,9 +15,6 @@ import (
 // (no connection, access denied, a wrong region) is an error that keeps
 // the SDK's error in the chain for errors.As.
 func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
-	if b.err != nil {
-		return false, fmt.Errorf("s3store: head bucket %q: %w", b.bucket, b.err)
-	}
 	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.bucket)}, checksumsWhenRequired)
 	if err == nil {
 		return true, nil
@@ -33,9 +30,6 @@ func (b *Backend) BucketExists(ctx context.Context) (bool, error) {
 // concurrently. Outside us-east-1 the bucket is created in the client's
 // region (a location constraint). A name taken by another account fails.
 func (b *Backend) EnsureBucket(ctx context.Context) error {
-	if b.err != nil {
-		return fmt.Errorf("s3store: create bucket %q: %w", b.bucket, b.err)
-	}
 	in := &s3.CreateBucketInput{Bucket: aws.String(b.bucket)}
 	if r := b.client.Options().Region; r != "" && r != "us-east-1" {
 		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}

@@ -25,6 +25,7 @@ func TestBucketErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Invalid options fail both without a request.
-	s3test.BucketErrors(t, ctx, b, New(b.client, "", "", nil))
+	// An empty bucket name fails at construction.
+	_, err = New(b.client, "", "", nil)
+	s3test.BucketErrors(t, ctx, b, err)
 }

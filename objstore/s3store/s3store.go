@@ -79,7 +79,6 @@ type Backend struct {
 	kmsKeyID  string
 	partSize  int64
 	threshold int64
-	err       error // invalid options: every call fails with it
 }
 
 var (
@@ -89,27 +88,29 @@ var (
 // New returns a backend that stores objects in bucket under prefix,
 // through client. A non-empty prefix is used as a folder: "tenant" and
 // "tenant/" both put key "k" at "tenant/k". opts may be nil. Invalid
-// options (see Options) make every call fail with an error matching
+// options (see Options) and an empty bucket fail with an error matching
 // rules.ErrInvalid.
 //
 // Whatever client's own settings, every call asks for request checksums
 // and response checksum validation only when an operation requires them,
 // which S3-compatible stores need.
-func New(client *s3.Client, bucket, prefix string, opts *Options) *Backend {
+func New(client *s3.Client, bucket, prefix string, opts *Options) (*Backend, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	if err := validate(&o); err != nil {
+		return nil, err
+	}
+	if bucket == "" {
+		return nil, &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
+	}
 	b := &Backend{client: client, bucket: bucket, prefix: cleanPrefix(prefix)}
-	b.err = validate(&o)
 	b.sse, b.kmsKeyID = types.ServerSideEncryption(o.SSE), o.KMSKeyID
 	b.partSize, b.threshold = o.PartSize, o.MultipartThreshold
-	if b.err == nil && bucket == "" {
-		b.err = &rules.InvalidError{What: "bucket", Value: bucket, Reason: "empty"}
-	}
 	co := client.Options()
 	b.location = location(bucket, b.prefix, aws.ToString(co.BaseEndpoint), co.Region)
-	return b
+	return b, nil
 }
 
 // Open loads the standard AWS configuration (environment, shared config
@@ -156,7 +157,7 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 		}
 		checksumsWhenRequired(so)
 	})
-	return New(client, bucket, prefix, &o), nil
+	return New(client, bucket, prefix, &o)
 }
 
 // validate checks o and fills in defaults.
@@ -248,9 +249,6 @@ func (b *Backend) objectKey(key string) string { return b.prefix + key }
 // opts.IfNoneMatch, an unchanged object fails with driver.ErrNotModified
 // (304) and costs no transfer.
 func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
-	if b.err != nil {
-		return nil, driver.ObjectInfo{}, b.fail("get", key, b.err)
-	}
 	in := &s3.GetObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.objectKey(key)),
@@ -276,9 +274,6 @@ func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (
 
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
-	if b.err != nil {
-		return driver.ObjectInfo{}, b.fail("head", key, b.err)
-	}
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.objectKey(key)),
@@ -297,9 +292,6 @@ func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, erro
 // Delete removes the object unconditionally; a missing object is not an
 // error.
 func (b *Backend) Delete(ctx context.Context, key string) error {
-	if b.err != nil {
-		return b.fail("delete", key, b.err)
-	}
 	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{
 		Bucket: aws.String(b.bucket),
 		Key:    aws.String(b.objectKey(key)),
@@ -313,9 +305,6 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 // List calls fn for every object whose key starts with prefix, in lexical
 // key order, with the backend's prefix stripped from the keys.
 func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
-	if b.err != nil {
-		return b.fail("list", prefix, b.err)
-	}
 	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{
 		Bucket: aws.String(b.bucket),
 		Prefix: aws.String(b.objectKey(prefix)),

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -29,7 +28,10 @@ func sdkError(status int, code string) error {
 }
 
 func TestErrorClasses(t *testing.T) {
-	b := New(s3.New(s3.Options{Region: "us-east-1"}), "bkt", "", nil)
+	b, err := New(s3.New(s3.Options{Region: "us-east-1"}), "bkt", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s3test.ErrorClasses(t, sdkError, func(err error) error { return b.fail("put", "k", err) }, func(err, sdk error, code string) bool {
 		var ae smithy.APIError
 		return errors.As(err, &ae) && ae.ErrorCode() == code && errors.Is(err, sdk)
@@ -47,9 +49,8 @@ func TestOptions(t *testing.T) {
 		if _, err := Open(t.Context(), "b", "", &o); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("Open(%+v): %v, want ErrInvalid", o, err)
 		}
-		b := New(s3.New(s3.Options{Region: "us-east-1"}), "b", "", &o)
-		if _, err := b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{}); !errors.Is(err, rules.ErrInvalid) {
-			t.Errorf("New(%+v).Put: %v, want ErrInvalid", o, err)
+		if _, err := New(s3.New(s3.Options{Region: "us-east-1"}), "b", "", &o); !errors.Is(err, rules.ErrInvalid) {
+			t.Errorf("New(%+v): %v, want ErrInvalid", o, err)
 		}
 	}
 	if _, err := Open(t.Context(), "", "", nil); !errors.Is(err, rules.ErrInvalid) {
@@ -89,7 +90,11 @@ func TestLocation(t *testing.T) {
 		if tc.endpoint != "" {
 			o.BaseEndpoint = &tc.endpoint
 		}
-		if got := New(s3.New(o), "bkt", tc.prefix, nil).Location(); got != tc.want {
+		b, err := New(s3.New(o), "bkt", tc.prefix, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.Location(); got != tc.want {
 			t.Errorf("Location(prefix %q, endpoint %q, region %q) = %q, want %q", tc.prefix, tc.endpoint, tc.region, got, tc.want)
 		}
 	}
