@@ -57,6 +57,11 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if err != nil {
 		return res, err
 	}
+	// Collect writes (the floor marker, with Create) and deletes: prove
+	// the backend honours conditional writes first, as a commit does.
+	if err := s.probe(ctx); err != nil {
+		return res, err
+	}
 	m := sn.m
 	if err := s.ensureFloor(ctx, m); err != nil {
 		return res, err

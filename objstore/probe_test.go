@@ -77,3 +77,15 @@ func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 		}
 	}
 }
+
+// Collect writes (the floor marker) and deletes, so it probes too.
+func TestCollectProbes(t *testing.T) {
+	b := ignoring{Backend: memstore.New(), dropIfNoneMatch: true}
+	ctx := context.Background()
+	if _, err := objstore.New(b, &objstore.Options{SkipProbe: true}).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := objstore.New(b, nil).Collect(ctx, "d", 0); !errors.Is(err, objstore.ErrUnsafeStore) {
+		t.Fatalf("Collect over a store that ignores conditional writes: %v, want ErrUnsafeStore", err)
+	}
+}

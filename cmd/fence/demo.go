@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -31,9 +32,15 @@ runs. A run takes about --ttl, while B waits for A's lease to expire.`,
 			}
 			defer closeAll()
 			if !a.json {
-				fmt.Fprintf(a.stdout, "Stale holder on domain %q, key %q, lease TTL %s\n\n", opts.Domain, opts.Key, opts.TTL)
-				fmt.Fprint(a.stdout, "| Step | Event | Token |\n|---|---|---|\n")
+				// The header waits for the first step, so a demo that
+				// fails at once (a store that ignores conditional writes)
+				// prints nothing.
+				header := sync.OnceFunc(func() {
+					fmt.Fprintf(a.stdout, "Stale holder on domain %q, key %q, lease TTL %s\n\n", opts.Domain, opts.Key, opts.TTL)
+					fmt.Fprint(a.stdout, "| Step | Event | Token |\n|---|---|---|\n")
+				})
 				opts.OnStep = func(s scenario.Step) {
+					header()
 					fmt.Fprintf(a.stdout, "| %d | %s | %d |\n", s.N, s.Event, s.Token)
 				}
 			}

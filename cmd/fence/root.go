@@ -80,6 +80,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
 	}
 	code := exitCode(err)
+	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
+		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
+	}
 	fmt.Fprintf(stderr, "fence: %v\n", err)
 	if code == exitUsage && cmd != nil {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -176,11 +179,11 @@ var (
 // open opens the store, and the coordinator when acc.coord. The returned
 // function closes what was opened.
 //
-// Before a command writes, every backend it writes to must pass the
-// capability probe (driver.Probe), so that a store ignoring conditional
-// writes is refused before anything is written, lease records included.
-// The probe runs here, once; the Store then skips its own. With
-// --unsafe-skip-probe it does not run, and a warning says so.
+// Whatever writes to a backend (the Store, a bucket-lease coordinator)
+// runs the capability probe (driver.Probe) before its first write, so a
+// store ignoring conditional writes is refused before anything is
+// written, lease records included. With --unsafe-skip-probe neither runs
+// it, and a warning says so.
 func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coordinator, func(), error) {
 	ctx := cmd.Context()
 	skip, err := a.unsafeSkipProbe(cmd)
@@ -195,12 +198,6 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coord
 	if err != nil {
 		return nil, nil, nil, fail(err)
 	}
-	if !skip && (acc.writeStore || acc.writeLeases && coordURL == "") {
-		if err := probe(ctx, "store", storeURL, b); err != nil {
-			_ = b.Close()
-			return nil, nil, nil, err
-		}
-	}
 	if !acc.coord && !acc.writeStore {
 		store := objstore.New(b, &objstore.Options{Holder: defaultHolder()})
 		return store, nil, func() { _ = store.Close() }, nil
@@ -212,32 +209,12 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coord
 		_ = b.Close()
 		return nil, nil, nil, fail(err)
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: acc.writeStore, Issuer: fence.Issuer(c)})
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c)})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
-	if lb, ok := config.LeaseBackend(c); ok && acc.writeLeases && !skip {
-		if err := probe(ctx, "lease store", coordURL, lb); err != nil {
-			closeAll()
-			return nil, nil, nil, err
-		}
-	}
 	if !acc.coord {
 		return store, nil, closeAll, nil
 	}
 	return store, c, closeAll, nil
-}
-
-// probe runs the capability probe on b, which what (at rawURL) names.
-// A store that ignores conditional writes fails with exit 1.
-func probe(ctx context.Context, what, rawURL string, b driver.Backend) error {
-	err := driver.Probe(ctx, b)
-	if err == nil {
-		return nil
-	}
-	err = fmt.Errorf("%s %s: %w", what, config.Redact(rawURL), err)
-	if errors.Is(err, objstore.ErrNotFound) {
-		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
-	}
-	return fail(err)
 }
 
 // unsafeSkipProbe resolves --unsafe-skip-probe and FENCE_UNSAFE_SKIP_PROBE.

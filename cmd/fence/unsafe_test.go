@@ -50,7 +50,7 @@ func TestUnsafeStoreRefused(t *testing.T) {
 			if r.code != exitError {
 				t.Fatalf("want exit 1, got %s", r)
 			}
-			for _, want := range []string{"fence: store mem://unsafe: objstore: store ignores conditional writes", "--unsafe-skip-probe", "NOT be fenced"} {
+			for _, want := range []string{"objstore: store ignores conditional writes", "at ignoring+mem://", "--unsafe-skip-probe", "NOT be fenced"} {
 				if !strings.Contains(r.stderr, want) {
 					t.Errorf("stderr %q does not contain %q", r.stderr, want)
 				}
