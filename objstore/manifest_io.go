@@ -47,7 +47,7 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 		}
 		s.opts.Logger.Debug("objstore: retrying manifest read", "domain", domain, "err", err)
 		if werr := bo.Wait(ctx); werr != nil {
-			return nil, "", fmt.Errorf("objstore: read manifest %q: %w (last error: %w)", key, werr, err)
+			return nil, "", fmt.Errorf("%w (%w)", err, werr) // err names the manifest
 		}
 	}
 }
