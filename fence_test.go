@@ -3,7 +3,6 @@ package fence_test
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore"
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -88,18 +87,11 @@ func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 	}
 }
 
-// ignoresConditions drops every precondition, as some proxies do.
-type ignoresConditions struct{ driver.Backend }
-
-func (b ignoresConditions) Put(ctx context.Context, key string, r io.Reader, size int64, _ driver.PutOptions) (driver.ObjectInfo, error) {
-	return b.Backend.Put(ctx, key, r, size, driver.PutOptions{})
-}
-
 // A store that ignores conditional writes is refused before the lease
 // record (kept in the same bucket) is written.
 func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
 	mem := memstore.New()
-	unsafe := ignoresConditions{mem}
+	unsafe := drivertest.IgnoreConditions(mem)
 	store := objstore.New(unsafe, nil)
 	_, err := fence.Acquire(context.Background(), store, bucketlease.New(unsafe, nil), "d", nil)
 	if !errors.Is(err, objstore.ErrUnsafeStore) {

@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -92,21 +92,13 @@ func TestDoctorMissingDirectory(t *testing.T) {
 		"test acquisition and release=skip")
 }
 
-// ignoring drops conditional headers, as some S3-compatible proxies do.
-type ignoring struct{ driver.Backend }
-
-func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
-	o.Mode = nil
-	return b.Backend.Put(ctx, key, r, size, o)
-}
-
-func (b ignoring) Location() string { return "ignoring+" + b.Backend.Location() }
-
 func TestDoctorUnsafeStore(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		mem := memstore.New()
 		d := &doctor{opts: DoctorOptions{Domain: "doctor/test", SkipProbe: skip, TTL: DefaultDoctorTTL, Timeout: DefaultDoctorTimeout}}
-		d.open = func(context.Context, Location) (driver.Backend, error) { return ignoring{mem}, nil }
+		d.open = func(context.Context, Location) (driver.Backend, error) {
+			return drivertest.IgnoreConditions(mem), nil
+		}
 		d.run(t.Context(), Location{Scheme: "mem"}, nil)
 		if !skip {
 			wantStatuses(t, d.checks,

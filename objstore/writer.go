@@ -2,7 +2,6 @@ package objstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -37,19 +36,11 @@ func (s *Store) NewWriter(ctx context.Context, domain, key string, token uint64)
 	go func() {
 		defer close(w.done)
 		w.result, w.err = s.Put(ctx, domain, key, token, pr, -1)
-		// Writes after a failure fail with its error, not block.
-		pr.CloseWithError(errOr(w.err, errClosed))
+		// Writes after a failure fail with its error (after a success,
+		// with io.ErrClosedPipe), rather than block.
+		pr.CloseWithError(w.err)
 	}()
 	return w
-}
-
-var errClosed = errors.New("objstore: write to a closed Writer")
-
-func errOr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // Write writes p to the key's new version. It fails once the commit has

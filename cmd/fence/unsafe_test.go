@@ -3,24 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
-
-// ignoring is a backend that drops conditional headers, as some
-// S3-compatible stores and proxies do: fencing cannot work on it.
-type ignoring struct{ driver.Backend }
-
-func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
-	o.Mode = nil
-	return b.Backend.Put(ctx, key, r, size, o)
-}
-
-func (b ignoring) Location() string { return "ignoring+" + b.Backend.Location() }
 
 // runWith runs the CLI in this process with every store URL opening b.
 func runWith(t *testing.T, b driver.Backend, env map[string]string, args ...string) result {
@@ -46,7 +35,7 @@ func TestUnsafeStoreRefused(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			mem := memstore.New()
-			r := runWith(t, ignoring{mem}, nil, args...)
+			r := runWith(t, drivertest.IgnoreConditions(mem), nil, args...)
 			if r.code != exitError {
 				t.Fatalf("want exit 1, got %s", r)
 			}
@@ -78,10 +67,10 @@ func TestUnsafeSkipProbe(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			mem := memstore.New()
-			if r := runWith(t, ignoring{mem}, tt.env, append(tt.args, "lease", "acquire", "d")...); r.code != 0 {
+			if r := runWith(t, drivertest.IgnoreConditions(mem), tt.env, append(tt.args, "lease", "acquire", "d")...); r.code != 0 {
 				t.Fatalf("acquire with the probe skipped: %s", r)
 			}
-			r := runWith(t, ignoring{mem}, tt.env, append(tt.args, "put", "d", "k", "-", "--token", "1")...)
+			r := runWith(t, drivertest.IgnoreConditions(mem), tt.env, append(tt.args, "put", "d", "k", "-", "--token", "1")...)
 			if r.code != 0 {
 				t.Fatalf("put with the probe skipped: %s", r)
 			}
@@ -92,18 +81,18 @@ func TestUnsafeSkipProbe(t *testing.T) {
 				t.Error("nothing was written")
 			}
 			// Reading writes nothing and warns of nothing.
-			r = runWith(t, ignoring{mem}, tt.env, append(tt.args, "get", "d", "k")...)
+			r = runWith(t, drivertest.IgnoreConditions(mem), tt.env, append(tt.args, "get", "d", "k")...)
 			if r.code != 0 || r.stdout != "data" || r.stderr != "" {
 				t.Errorf("get: %s", r)
 			}
 		})
 	}
 	// The flag set to false wins over the environment.
-	r := runWith(t, ignoring{memstore.New()}, map[string]string{envSkipProbe: "1"}, "--unsafe-skip-probe=false", "put", "d", "k", "-", "--token", "1")
+	r := runWith(t, drivertest.IgnoreConditions(memstore.New()), map[string]string{envSkipProbe: "1"}, "--unsafe-skip-probe=false", "put", "d", "k", "-", "--token", "1")
 	if r.code != exitError || strings.Contains(r.stderr, warning) {
 		t.Errorf("--unsafe-skip-probe=false with %s=1: %s", envSkipProbe, r)
 	}
-	r = runWith(t, ignoring{memstore.New()}, map[string]string{envSkipProbe: "maybe"}, "put", "d", "k", "-", "--token", "1")
+	r = runWith(t, drivertest.IgnoreConditions(memstore.New()), map[string]string{envSkipProbe: "maybe"}, "put", "d", "k", "-", "--token", "1")
 	if r.code != exitUsage || !strings.Contains(r.stderr, envSkipProbe) {
 		t.Errorf("%s=maybe: %s", envSkipProbe, r)
 	}

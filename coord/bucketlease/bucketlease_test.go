@@ -18,6 +18,7 @@ import (
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -38,23 +39,13 @@ func newCoord(t *testing.T) (*bucketlease.Coordinator, *memstore.Backend, *coord
 	return bucketlease.New(b, &bucketlease.Options{Clock: clk, SkipProbe: true}), b, clk
 }
 
-// ignoring drops conditional headers, as some proxies do.
-type ignoring struct{ driver.Backend }
-
-func (b ignoring) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
-	o.Mode = nil
-	return b.Backend.Put(ctx, key, r, size, o)
-}
-
-func (b ignoring) Location() string { return "ignoring+" + b.Backend.Location() }
-
 // TestProbesBeforeTheFirstWrite: over a store that ignores conditional
 // writes, every write is refused with ErrUnsafeStore and nothing, a lease
 // record least of all, is written; over an honest store the probe leaves
 // nothing behind.
 func TestProbesBeforeTheFirstWrite(t *testing.T) {
 	mem := memstore.New()
-	c := bucketlease.New(ignoring{mem}, nil)
+	c := bucketlease.New(drivertest.IgnoreConditions(mem), nil)
 	_, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: "A", TTL: time.Second})
 	if !errors.Is(err, driver.ErrUnsafeStore) {
 		t.Fatalf("TryAcquire over a store that ignores conditions: %v, want ErrUnsafeStore", err)

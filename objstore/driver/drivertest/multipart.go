@@ -319,18 +319,6 @@ func (c *multipartCase) preconditionAtComplete(t *testing.T) {
 	c.mustHaveNoUploads(t)
 }
 
-// ignoreConditions is a store that accepts conditional headers and
-// ignores them: it drops them before they reach the backend.
-type ignoreConditions struct{ driver.Backend }
-
-func (i ignoreConditions) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
-	opts.Mode = nil
-	return i.Backend.Put(ctx, key, body, size, opts)
-}
-
-// Location differs from the real backend's, whose probe passed.
-func (i ignoreConditions) Location() string { return "ignoring+" + i.Backend.Location() }
-
 // refusesStoreIgnoringConditions: a Store over a backend that drops the
 // conditional headers refuses to write, and writes nothing.
 func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
@@ -339,7 +327,7 @@ func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
 	if err := driver.Probe(ctx, b); err != nil {
 		t.Fatalf("Probe of the real backend: %v", err)
 	}
-	s := objstore.New(ignoreConditions{b}, nil)
+	s := objstore.New(IgnoreConditions(b), nil)
 	_, err := s.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1)
 	if !errors.Is(err, objstore.ErrUnsafeStore) {
 		t.Fatalf("Put through a store that ignores conditions: %v, want ErrUnsafeStore", err)
