@@ -45,10 +45,10 @@ func (h *Holder) Token() uint64 { return h.sess.Lease().Token }
 
 // Commit commits changes in the lease's domain with its token, as one
 // fenced commit (objstore.Store.Commit).
-func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *objstore.CommitOptions) (objstore.Commit, error) {
+func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *objstore.CommitOptions) (objstore.CommitResult, error) {
 	l := h.sess.Lease()
 	if cause := h.sess.Err(); cause != nil {
-		return objstore.Commit{}, fmt.Errorf("fence: commit in %q with token %d: the session has ended, nothing was written: %w", l.Domain, l.Token, cause)
+		return objstore.CommitResult{}, fmt.Errorf("fence: commit in %q with token %d: the session has ended, nothing was written: %w", l.Domain, l.Token, cause)
 	}
 	ctx, stop := h.bind(ctx)
 	defer stop()
@@ -57,12 +57,12 @@ func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *ob
 }
 
 // Put commits one key. size is body's exact length, or -1 when unknown.
-func (h *Holder) Put(ctx context.Context, key string, body io.Reader, size int64) (objstore.Commit, error) {
+func (h *Holder) Put(ctx context.Context, key string, body io.Reader, size int64) (objstore.CommitResult, error) {
 	return h.Commit(ctx, []objstore.Change{objstore.PutReader(key, body, size)}, nil)
 }
 
 // Delete commits the removal of key.
-func (h *Holder) Delete(ctx context.Context, key string) (objstore.Commit, error) {
+func (h *Holder) Delete(ctx context.Context, key string) (objstore.CommitResult, error) {
 	return h.Commit(ctx, []objstore.Change{objstore.DeleteKey(key)}, nil)
 }
 

@@ -135,8 +135,8 @@ func TestHolderWriter(t *testing.T) {
 	h := newHolder(t, bucketlease.New(mem, nil), store)
 	w := h.NewWriter(ctx, "report.csv")
 	fmt.Fprintln(w, "a,b")
-	if err := w.Close(); err != nil || w.Commit().Token != h.Token() {
-		t.Fatalf("Close: %v, commit %+v", err, w.Commit())
+	if err := w.Close(); err != nil || w.Result().Token != h.Token() {
+		t.Fatalf("Close: %v, commit %+v", err, w.Result())
 	}
 	h = newHolder(t, refusesRenewal{bucketlease.New(mem, nil)}, store)
 	w = h.NewWriter(ctx, "late.csv")

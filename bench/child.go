@@ -126,7 +126,7 @@ func runChild(specJSON string) (childResult, error) {
 	switch {
 	case spec.Op == "put" && spec.Fenced:
 		s := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe})
-		var c objstore.Commit
+		var c objstore.CommitResult
 		c, err = s.Put(ctx, spec.Domain, spec.Key, token, newStream(spec.Size), spec.Size)
 		if err == nil && len(c.Versions) == 1 {
 			n = c.Versions[0].Size

@@ -60,8 +60,8 @@ type Version struct {
 	Committed time.Time `json:"committed"`
 }
 
-// Commit describes an applied commit.
-type Commit struct {
+// CommitResult describes an applied commit.
+type CommitResult struct {
 	Domain  string    `json:"domain"`
 	Token   uint64    `json:"token"`
 	ID      string    `json:"id"`

@@ -28,9 +28,9 @@ import (
 // have landed. Retry such a commit with the error's Retry options: the
 // retry decides as well as the first attempt could, and applies the commit
 // at most once. docs/design.md has the whole outcome table.
-func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (Commit, error) {
+func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (CommitResult, error) {
 	if err := validateCommit(domain, token, changes); err != nil {
-		return Commit{}, err
+		return CommitResult{}, err
 	}
 	var o CommitOptions
 	if opts != nil {
@@ -39,13 +39,13 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 	c := &commit{s: s, domain: domain, token: token, id: o.ID, holder: o.Holder}
 	if o.ID == "" {
 		if o.After != 0 {
-			return Commit{}, &InvalidError{What: "option", Value: fmt.Sprint(o.After), Reason: "After marks a retry and needs the commit's ID"}
+			return CommitResult{}, &InvalidError{What: "option", Value: fmt.Sprint(o.After), Reason: "After marks a retry and needs the commit's ID"}
 		}
 		c.id = newID()
 		c.attempt = c.id
 	} else {
 		if reason := validSuffix(o.ID); reason != "" {
-			return Commit{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
+			return CommitResult{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
 		}
 		// A retry: the first attempt may have landed at any seq above
 		// After. It uploads under a fresh attempt id, never re-using an
@@ -57,7 +57,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		c.holder = s.opts.Holder
 	}
 	if err := s.probe(ctx); err != nil {
-		return Commit{}, err
+		return CommitResult{}, err
 	}
 	for _, ch := range changes {
 		if ch.Delete {
@@ -72,7 +72,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		m, etag, err = s.loadManifest(ctx, domain)
 	}
 	if err != nil {
-		return Commit{}, c.fail(err) // a retry's first attempt may have landed
+		return CommitResult{}, c.fail(err) // a retry's first attempt may have landed
 	}
 	if m == nil {
 		c.uncertain = false // nothing was ever committed: ours did not land
@@ -88,7 +88,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 	}
 	if m == nil || token > m.Highest {
 		if err := s.checkIssued(ctx, domain, token); err != nil {
-			return Commit{}, c.fail(err)
+			return CommitResult{}, c.fail(err)
 		}
 	}
 	if m == nil && len(c.puts) > 0 {
@@ -96,14 +96,14 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		// without a manifest always mean a lost manifest (which fails
 		// closed) and never an interrupted first commit.
 		if m, etag, err = c.create(ctx); err != nil {
-			return Commit{}, err
+			return CommitResult{}, err
 		}
 		if res, err, done := c.decide(m); done {
 			return res, err
 		}
 	}
 	if err := c.upload(ctx); err != nil {
-		return Commit{}, c.fail(err)
+		return CommitResult{}, c.fail(err)
 	}
 	return c.publish(ctx, m, etag)
 }
@@ -130,13 +130,13 @@ func (c *commit) create(ctx context.Context) (*Manifest, string, error) {
 }
 
 // Put commits one key. size is body's exact length, or -1 when unknown.
-func (s *Store) Put(ctx context.Context, domain, key string, token uint64, body io.Reader, size int64) (Commit, error) {
+func (s *Store) Put(ctx context.Context, domain, key string, token uint64, body io.Reader, size int64) (CommitResult, error) {
 	return s.Commit(ctx, domain, token, []Change{PutReader(key, body, size)}, nil)
 }
 
 // Delete commits the removal of key from domain. Deleting a key that is
 // not live is not an error; the commit still records the token.
-func (s *Store) Delete(ctx context.Context, domain, key string, token uint64) (Commit, error) {
+func (s *Store) Delete(ctx context.Context, domain, key string, token uint64) (CommitResult, error) {
 	return s.Commit(ctx, domain, token, []Change{DeleteKey(key)}, nil)
 }
 
@@ -150,7 +150,7 @@ func (s *Store) Delete(ctx context.Context, domain, key string, token uint64) (C
 // is refused rather than let in beside the first. To retry a fence whose
 // outcome was unknown, use Commit with no changes and the error's Retry
 // options.
-func (s *Store) Fence(ctx context.Context, domain string, token uint64) (Commit, error) {
+func (s *Store) Fence(ctx context.Context, domain string, token uint64) (CommitResult, error) {
 	return s.Commit(ctx, domain, token, nil, nil)
 }
 
@@ -197,7 +197,7 @@ func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0
 // settles it too, since a landed write would have raised it. Until then
 // the commit is not reported fenced, and is not written again (that could
 // apply it twice), except a fence, which changes nothing the second time.
-func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
+func (c *commit) decide(m *Manifest) (res CommitResult, err error, done bool) {
 	if e, ok := m.hasCommit(c.id); ok {
 		return c.result(m, e, true), nil, true
 	}
@@ -209,17 +209,17 @@ func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
 	}
 	switch {
 	case c.uncertain && (m.Highest > c.token || !c.isFence()):
-		return Commit{}, c.unknown(fmt.Errorf("the manifest's log (seq %d) no longer reaches back to seq %d: %w", m.Seq, c.uncBase+1, c.lastErr)), true
+		return CommitResult{}, c.unknown(fmt.Errorf("the manifest's log (seq %d) no longer reaches back to seq %d: %w", m.Seq, c.uncBase+1, c.lastErr)), true
 	case m.Highest > c.token:
-		return Commit{}, c.fenced(m.Highest, ""), true
+		return CommitResult{}, c.fenced(m.Highest, ""), true
 	case c.isFence() && m.Highest == c.token:
 		by, _ := m.raisedBy()
 		if by.ID != c.id && !c.creating {
-			return Commit{}, c.fenced(m.Highest, by.ID), true
+			return CommitResult{}, c.fenced(m.Highest, by.ID), true
 		}
-		return Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
+		return CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
 	}
-	return Commit{}, nil, false
+	return CommitResult{}, nil, false
 }
 
 // publish writes the manifest that applies c on top of m, re-reading and
@@ -227,7 +227,7 @@ func (c *commit) decide(m *Manifest) (res Commit, err error, done bool) {
 // fenced, or ctx ends. Every failed write may have landed: a timeout or a
 // 5xx says nothing, and a 412, 404 or 409 may be the answer to a retry, by
 // the SDK or a proxy, of a write that landed before its reply was lost.
-func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit, error) {
+func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (CommitResult, error) {
 	s := c.s
 	bo := new(backoff.Backoff)
 	for first := true; ; first = false {
@@ -248,7 +248,7 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		if needsFold(next) {
 			folded, err := s.fold(ctx, next, c.token, c.attempt)
 			if err != nil {
-				return Commit{}, c.fail(err)
+				return CommitResult{}, c.fail(err)
 			}
 			next = folded
 		}
@@ -269,18 +269,18 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (Commit,
 		case errors.Is(err, driver.ErrConflict):
 			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
 			if werr := bo.Wait(ctx); werr != nil {
-				return Commit{}, c.unknown(fmt.Errorf("%w (last error: %w)", werr, err))
+				return CommitResult{}, c.unknown(fmt.Errorf("%w (last error: %w)", werr, err))
 			}
 		default:
 			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
 			if werr := bo.Wait(ctx); werr != nil {
-				return Commit{}, c.unknown(err)
+				return CommitResult{}, c.unknown(err)
 			}
 		}
 		var rerr error
 		m, etag, rerr = s.loadManifest(ctx, c.domain)
 		if rerr != nil {
-			return Commit{}, c.fail(rerr)
+			return CommitResult{}, c.fail(rerr)
 		}
 	}
 }
@@ -312,8 +312,8 @@ func (c *commit) fenced(highest uint64, claimedBy string) error {
 }
 
 // result describes the commit recorded by log entry e in manifest m.
-func (c *commit) result(m *Manifest, e LogEntry, recovered bool) Commit {
-	out := Commit{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
+func (c *commit) result(m *Manifest, e LogEntry, recovered bool) CommitResult {
+	out := CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
 	for _, ch := range c.puts {
 		if en, ok := c.entries[ch.Key]; ok && e.attempt() == c.attempt {
 			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})

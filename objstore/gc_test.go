@@ -31,7 +31,7 @@ func TestCollect(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
 	s := objstore.New(mem, &objstore.Options{Now: clock})
-	put := func(key string, token uint64) objstore.Commit {
+	put := func(key string, token uint64) objstore.CommitResult {
 		c, err := s.Put(ctx, "d", key, token, strings.NewReader(key), -1)
 		if err != nil {
 			t.Fatal(err)

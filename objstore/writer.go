@@ -18,7 +18,7 @@ type Writer struct {
 	done   chan struct{}
 	stop   func() bool
 	once   sync.Once
-	result Commit
+	result CommitResult
 	err    error
 }
 
@@ -59,13 +59,13 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// Commit returns the commit Close made; the zero Commit before Close or
-// when it failed.
-func (w *Writer) Commit() Commit {
+// Result describes the commit Close made; the zero CommitResult before
+// Close or when it failed.
+func (w *Writer) Result() CommitResult {
 	select {
 	case <-w.done:
 		return w.result
 	default:
-		return Commit{}
+		return CommitResult{}
 	}
 }

@@ -78,7 +78,7 @@ func tctx(t *testing.T) context.Context {
 	return c
 }
 
-func commitPut(t *testing.T, s *objstore.Store, domain, key string, token uint64, data string) objstore.Commit {
+func commitPut(t *testing.T, s *objstore.Store, domain, key string, token uint64, data string) objstore.CommitResult {
 	t.Helper()
 	c, err := s.Commit(tctx(t), domain, token, []objstore.Change{objstore.PutBytes(key, []byte(data))}, nil)
 	if err != nil {
@@ -176,7 +176,7 @@ func testFenceOnTakeover(t *testing.T, s *objstore.Store, _ *faulty) {
 func testRacingCommits(t *testing.T, s *objstore.Store, _ *faulty) {
 	const writers, rounds = 16, 4
 	type ack struct {
-		c    objstore.Commit
+		c    objstore.CommitResult
 		data string
 	}
 	var (

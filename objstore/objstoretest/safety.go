@@ -338,7 +338,7 @@ func testRetryWhileManifestLost(t *testing.T, s *objstore.Store, f *faulty) {
 			t.Error(err)
 		}
 	})
-	retry := func() (objstore.Commit, error) {
+	retry := func() (objstore.CommitResult, error) {
 		return s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, ue.Retry())
 	}
 	if _, err := retry(); !errors.Is(err, objstore.ErrOutcomeUnknown) || !errors.Is(err, objstore.ErrCorruptManifest) {

@@ -29,7 +29,7 @@ func testWriter(t *testing.T, s *objstore.Store, f *faulty) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if c := w.Commit(); c.Token != 1 || len(c.Versions) != 1 {
+	if c := w.Result(); c.Token != 1 || len(c.Versions) != 1 {
 		t.Fatalf("Commit after Close = %+v", c)
 	}
 	got, v, err := s.ReadAll(ctx, "d", "csv")
