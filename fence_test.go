@@ -11,9 +11,11 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 // A coordinator whose records were wiped still issues a token above the
@@ -64,7 +66,7 @@ func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 	c := bucketlease.New(memstore.New(), nil)
 	store.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
 	mem.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
-		if call.Op == memstore.OpPut && call.Key == objstore.ManifestKey("d") {
+		if call.Op == memstore.OpPut && call.Key == format.ManifestKey("d") {
 			return memstore.Fault{Err: &memstore.HTTPError{Status: 503, Code: "SlowDown"}}
 		}
 		return memstore.Fault{}
@@ -115,7 +117,7 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 	leases := bucketlease.New(mem, nil)
 	var lb coord.Lease
 	wipe := coordtest.WipeAfterAcquire(leases, func() error {
-		return mem.Delete(ctx, objstore.SystemKey("d", bucketlease.RecordName))
+		return mem.Delete(ctx, rules.SystemKey("d", bucketlease.RecordName))
 	}, func() {
 		sb, err := fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"})
 		if err != nil {

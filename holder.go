@@ -50,7 +50,7 @@ func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *ob
 	if cause := h.sess.Err(); cause != nil {
 		return objstore.CommitResult{}, fmt.Errorf("fence: commit in %q with token %d: the session has ended, nothing was written: %w", l.Domain, l.Token, cause)
 	}
-	ctx, stop := h.bind(ctx)
+	ctx, _, stop := h.bind(ctx)
 	defer stop()
 	c, err := h.store.Commit(ctx, l.Domain, l.Token, changes, opts)
 	return c, h.explain(err)
@@ -72,16 +72,17 @@ func (h *Holder) Delete(ctx context.Context, key string) (objstore.CommitResult,
 // matches the session's cause.
 func (h *Holder) NewWriter(ctx context.Context, key string) *HolderWriter {
 	l := h.sess.Lease()
-	ctx, stop := h.bind(ctx)
-	return &HolderWriter{Writer: h.store.NewWriter(ctx, l.Domain, key, l.Token), h: h, stop: stop}
+	ctx, cancel, stop := h.bind(ctx)
+	return &HolderWriter{Writer: h.store.NewWriter(ctx, l.Domain, key, l.Token), h: h, cancel: cancel, stop: stop}
 }
 
 // HolderWriter is an objstore.Writer whose errors say when the session
 // ended.
 type HolderWriter struct {
 	*objstore.Writer
-	h    *Holder
-	stop func()
+	h      *Holder
+	cancel context.CancelCauseFunc
+	stop   func()
 }
 
 // Write is objstore.Writer.Write.
@@ -92,16 +93,22 @@ func (w *HolderWriter) Write(p []byte) (int, error) {
 
 // Close is objstore.Writer.Close.
 func (w *HolderWriter) Close() error {
+	if cause := w.h.sess.Err(); cause != nil {
+		// The session ended; the AfterFunc that ends the writer's
+		// context may not have run yet.
+		w.cancel(cause)
+	}
 	err := w.Writer.Close()
 	w.stop()
 	return w.h.explain(err)
 }
 
-// bind returns a context that ends when ctx or the session does.
-func (h *Holder) bind(ctx context.Context) (context.Context, func()) {
+// bind returns a context that ends when ctx or the session does, its
+// cancel function, and a function that releases it.
+func (h *Holder) bind(ctx context.Context) (context.Context, context.CancelCauseFunc, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(h.sess.Ctx(), func() { cancel(h.sess.Err()) })
-	return ctx, func() { stop(); cancel(nil) }
+	return ctx, cancel, func() { stop(); cancel(nil) }
 }
 
 // explain adds the session's end to err, when the session has ended.

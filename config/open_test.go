@@ -16,6 +16,7 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
 )
 
 func put(t *testing.T, b driver.Backend, key, data string) {
@@ -153,7 +154,7 @@ func TestOpenErrors(t *testing.T) {
 func TestOpenCoordinator(t *testing.T) {
 	ctx := context.Background()
 	const domain = "d"
-	record := objstore.SystemKey(domain, bucketlease.RecordName)
+	record := rules.SystemKey(domain, bucketlease.RecordName)
 	for _, tt := range []struct {
 		name    string
 		url     func(t *testing.T) string

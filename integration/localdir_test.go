@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
@@ -113,7 +114,7 @@ func TestTwoProcessesLocalDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := objstore.New(b, nil).Manifest(context.Background(), "two/procs")
+	m, err := format.ReadManifest(context.Background(), b, "two/procs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestTwoProcessesLocalDirectory(t *testing.T) {
 		}
 		bySeq[a.Seq] = a.ID
 	}
-	logged := map[string]objstore.LogEntry{}
+	logged := map[string]format.LogEntry{}
 	var last uint64
 	for _, e := range m.Log {
 		logged[e.ID] = e

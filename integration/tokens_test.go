@@ -17,6 +17,7 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
 )
 
 // On every store and coordinator pair against the real servers: a token
@@ -141,5 +142,5 @@ func wipeRecord(ctx context.Context, s setup, c coord.Coordinator, store *objsto
 		})
 		return err
 	}
-	return store.Backend().Delete(ctx, objstore.SystemKey(s.Domain, bucketlease.RecordName))
+	return store.Backend().Delete(ctx, rules.SystemKey(s.Domain, bucketlease.RecordName))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -158,24 +159,24 @@ func BenchmarkCommitLiveKeys(b *testing.B) {
 // manifests10k returns the manifests of a domain of 10,000 live keys in
 // both formats: v1, every key in the manifest, as older data has it (and
 // as migration decodes it once); and what the Store writes today.
-func manifests10k(b *testing.B) map[string]*objstore.Manifest {
+func manifests10k(b *testing.B) map[string]*format.Manifest {
 	b.Helper()
-	v1 := &objstore.Manifest{Format: objstore.ManifestFormatV1, Domain: benchDomain, Highest: 1, Seq: 1, Keys: map[string]objstore.Entry{}}
+	v1 := &format.Manifest{Format: format.ManifestV1, Domain: benchDomain, Highest: 1, Seq: 1, Keys: map[string]format.Entry{}}
 	sum := sha256.Sum256([]byte("value"))
 	for k := range 10000 {
 		key := fmt.Sprintf("key-%06d", k)
-		v1.Keys[key] = objstore.Entry{Version: objstore.VersionKey(benchDomain, key, 1, "0123456789abcdef0123456789abcdef"), Size: 5, SHA256: hex.EncodeToString(sum[:]), Token: 1, Committed: time.Unix(1e9, 0).UTC()}
+		v1.Keys[key] = format.Entry{Version: format.VersionKey(benchDomain, key, 1, "0123456789abcdef0123456789abcdef"), Size: 5, SHA256: hex.EncodeToString(sum[:]), Token: 1, Committed: time.Unix(1e9, 0).UTC()}
 	}
-	v1.Last = objstore.LogEntry{Seq: 1, ID: "0123456789abcdef0123456789abcdef", Token: 1, Holder: "bench", Time: time.Unix(1e9, 0).UTC(), Puts: 10000}
-	v1.Log = []objstore.LogEntry{v1.Last}
+	v1.Last = format.LogEntry{Seq: 1, ID: "0123456789abcdef0123456789abcdef", Token: 1, Holder: "bench", Time: time.Unix(1e9, 0).UTC(), Puts: 10000}
+	v1.Log = []format.LogEntry{v1.Last}
 
 	s := benchStore(b)
 	fill(b, s, benchDomain, 10000)
-	current, err := s.Manifest(context.WithoutCancel(b.Context()), benchDomain)
+	current, err := format.ReadManifest(context.WithoutCancel(b.Context()), s.Backend(), benchDomain)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return map[string]*objstore.Manifest{"v1": v1, "current": current}
+	return map[string]*format.Manifest{"v1": v1, "current": current}
 }
 
 // BenchmarkEncodeManifest10k encodes the manifest of a domain of 10,000
@@ -185,14 +186,14 @@ func BenchmarkEncodeManifest10k(b *testing.B) {
 	for _, name := range []string{"v1", "current"} {
 		b.Run(name, func(b *testing.B) {
 			m := ms[name]
-			data, err := objstore.EncodeManifest(m)
+			data, err := format.Encode(m)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, err := objstore.EncodeManifest(m); err != nil {
+				if _, err := format.Encode(m); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -204,20 +205,20 @@ func BenchmarkEncodeManifest10k(b *testing.B) {
 // of 10,000 live keys.
 func BenchmarkDecodeManifest10k(b *testing.B) {
 	ms := manifests10k(b)
-	key := objstore.ManifestKey(benchDomain)
+	key := format.ManifestKey(benchDomain)
 	for _, name := range []string{"v1", "current"} {
 		b.Run(name, func(b *testing.B) {
-			data, err := objstore.EncodeManifest(ms[name])
+			data, err := format.Encode(ms[name])
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := objstore.DecodeManifest(benchDomain, key, data); err != nil {
+			if _, err := format.Decode(benchDomain, key, data); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, err := objstore.DecodeManifest(benchDomain, key, data); err != nil {
+				if _, err := format.Decode(benchDomain, key, data); err != nil {
 					b.Fatal(err)
 				}
 			}

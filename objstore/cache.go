@@ -1,6 +1,10 @@
 package objstore
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/fencedstore/fence/internal/format"
+)
 
 // manifestCache remembers, per domain, the last manifest this Store read or
 // wrote and its ETag, so that a commit can skip reading the manifest: it
@@ -16,21 +20,21 @@ type manifestCache struct {
 }
 
 type cachedManifest struct {
-	m    *Manifest
+	m    *format.Manifest
 	etag string
 }
 
 // maxCachedDomains bounds the cache; past it, an arbitrary entry goes.
 const maxCachedDomains = 4096
 
-func (c *manifestCache) get(domain string) (*Manifest, string, bool) {
+func (c *manifestCache) get(domain string) (*format.Manifest, string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[domain]
 	return e.m, e.etag, ok
 }
 
-func (c *manifestCache) put(domain string, m *Manifest, etag string) {
+func (c *manifestCache) put(domain string, m *format.Manifest, etag string) {
 	if m == nil || etag == "" {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes
 		c.id = newID()
 		c.attempt = c.id
 	} else {
-		if reason := validSuffix(o.ID); reason != "" {
+		if reason := format.ValidSuffix(o.ID); reason != "" {
 			return CommitResult{}, &InvalidError{What: "commit id", Value: o.ID, Reason: reason}
 		}
 		// A retry: the first attempt may have landed at any seq above
@@ -117,7 +118,7 @@ var errRetry = errors.New("an earlier attempt of this commit may have landed")
 // commit: if its outcome is unknown, c itself has written nothing, so c
 // fails plainly rather than with an unknown outcome that a retry of c's
 // id could never settle.
-func (c *commit) create(ctx context.Context) (*Manifest, string, error) {
+func (c *commit) create(ctx context.Context) (*format.Manifest, string, error) {
 	first := &commit{s: c.s, domain: c.domain, token: c.token, holder: c.holder, id: newID(), creating: true}
 	first.attempt = first.id
 	if _, err := first.publish(ctx, nil, ""); err != nil {
@@ -164,7 +165,7 @@ type commit struct {
 	holder  string
 	puts    []Change
 	deletes []string
-	entries map[string]Entry // uploaded versions, by key
+	entries map[string]format.Entry // uploaded versions, by key
 
 	// uncertain: a manifest write of this commit (by this attempt, or by
 	// an earlier one when this is a retry) may have landed unseen, based
@@ -197,14 +198,14 @@ func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0
 // settles it too, since a landed write would have raised it. Until then
 // the commit is not reported fenced, and is not written again (that could
 // apply it twice), except a fence, which changes nothing the second time.
-func (c *commit) decide(m *Manifest) (res CommitResult, err error, done bool) {
-	if e, ok := m.hasCommit(c.id); ok {
+func (c *commit) decide(m *format.Manifest) (res CommitResult, err error, done bool) {
+	if e, ok := m.HasCommit(c.id); ok {
 		return c.result(m, e, true), nil, true
 	}
 	if c.pending && m.Seq > c.pendingBase {
 		c.pending = false // its If-Match is stale: it can no longer land
 	}
-	if c.uncertain && (m.covers(c.uncBase) || m.Highest < c.token) {
+	if c.uncertain && (m.Covers(c.uncBase) || m.Highest < c.token) {
 		c.uncertain = false
 	}
 	switch {
@@ -213,7 +214,7 @@ func (c *commit) decide(m *Manifest) (res CommitResult, err error, done bool) {
 	case m.Highest > c.token:
 		return CommitResult{}, c.fenced(m.Highest, ""), true
 	case c.isFence() && m.Highest == c.token:
-		by, _ := m.raisedBy()
+		by, _ := m.RaisedBy()
 		if by.ID != c.id && !c.creating {
 			return CommitResult{}, c.fenced(m.Highest, by.ID), true
 		}
@@ -227,7 +228,7 @@ func (c *commit) decide(m *Manifest) (res CommitResult, err error, done bool) {
 // fenced, or ctx ends. Every failed write may have landed: a timeout or a
 // 5xx says nothing, and a 412, 404 or 409 may be the answer to a retry, by
 // the SDK or a proxy, of a write that landed before its reply was lost.
-func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (CommitResult, error) {
+func (c *commit) publish(ctx context.Context, m *format.Manifest, etag string) (CommitResult, error) {
 	s := c.s
 	bo := new(backoff.Backoff)
 	for first := true; ; first = false {
@@ -238,15 +239,15 @@ func (c *commit) publish(ctx context.Context, m *Manifest, etag string) (CommitR
 		}
 		base := m
 		if base == nil {
-			base = &Manifest{}
+			base = &format.Manifest{}
 		}
-		entry := LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
+		entry := format.LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
 		if c.attempt != c.id {
 			entry.Attempt = c.attempt
 		}
-		next := base.next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
-		if needsFold(next) {
-			folded, err := s.fold(ctx, next, c.token, c.attempt)
+		next := base.Next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
+		if next.NeedsFold() {
+			folded, err := c.fold(ctx, next)
 			if err != nil {
 				return CommitResult{}, c.fail(err)
 			}
@@ -312,14 +313,14 @@ func (c *commit) fenced(highest uint64, claimedBy string) error {
 }
 
 // result describes the commit recorded by log entry e in manifest m.
-func (c *commit) result(m *Manifest, e LogEntry, recovered bool) CommitResult {
+func (c *commit) result(m *format.Manifest, e format.LogEntry, recovered bool) CommitResult {
 	out := CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
 	for _, ch := range c.puts {
-		if en, ok := c.entries[ch.Key]; ok && e.attempt() == c.attempt {
+		if en, ok := c.entries[ch.Key]; ok && e.AttemptID() == c.attempt {
 			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})
-		} else if v, ok, _ := m.overlayVersion(ch.Key); ok && strings.HasSuffix(v.Object, "-"+e.attempt()) {
+		} else if en, ok, _ := m.Overlay(ch.Key); ok && strings.HasSuffix(en.Version, "-"+e.AttemptID()) {
 			// Landed by an earlier attempt, and still current.
-			out.Versions = append(out.Versions, v)
+			out.Versions = append(out.Versions, versionOf(ch.Key, en))
 		}
 	}
 	return out
@@ -350,7 +351,7 @@ func validateCommit(domain string, token uint64, changes []Change) error {
 			return &InvalidError{What: "size", Value: fmt.Sprint(ch.Size), Reason: "must be the exact length, or -1 when unknown"}
 		}
 		if !ch.Delete {
-			if vk := VersionKey(domain, ch.Key, token, "0123456789abcdef0123456789abcdef"); len(vk) > MaxKeyLen {
+			if vk := format.VersionKey(domain, ch.Key, token, "0123456789abcdef0123456789abcdef"); len(vk) > MaxKeyLen {
 				return &InvalidError{What: "key", Value: ch.Key, Reason: fmt.Sprintf("its version object key in domain %q would be %d bytes, over the limit of %d", domain, len(vk), MaxKeyLen)}
 			}
 		}

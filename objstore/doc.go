@@ -34,5 +34,7 @@
 // object), ErrIntegrity, ErrInvalid (*InvalidError names the argument) and
 // ErrUnsafeStore (the backend ignores conditional writes).
 //
-// The manifest format and object layout are described in docs/manifest.md.
+// The manifest format and object layout are described in docs/manifest.md;
+// the code that encodes and checks them is internal (internal/format), so
+// that nothing but a Store writes a manifest.
 package objstore

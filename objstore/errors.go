@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/rules"
 )
@@ -93,6 +94,16 @@ func (e *CorruptManifestError) Error() string {
 
 func (e *CorruptManifestError) Is(target error) bool { return target == ErrCorruptManifest }
 func (e *CorruptManifestError) Unwrap() error        { return e.Err }
+
+// corrupt reports a *format.CorruptError as a *CorruptManifestError, and
+// returns any other error as it is.
+func corrupt(err error) error {
+	var fe *format.CorruptError
+	if errors.As(err, &fe) {
+		return &CorruptManifestError{Key: fe.Key, Reason: fe.Reason, Err: fe.Err}
+	}
+	return err
+}
 
 // InvalidError names an argument that was rejected before anything was
 // sent (rules.InvalidError).

@@ -7,57 +7,40 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
-// A domain's floor marker, <domain>/_fence/floor.json, is written once,
-// right after the domain's first manifest, and never deleted (garbage
-// collection leaves it alone). It is durable evidence that the domain
-// exists: if the manifest is ever lost, the marker makes every Store fail
-// closed instead of reading the domain as new, where a stale holder's
-// token would be accepted again. It records the token the domain was
-// created at, a floor for the operator who restores it.
-const floorName = "floor.json"
-
-// FloorFormatV1 is the format tag of floor markers.
-const FloorFormatV1 = "fence.floor/v1"
-
-type floorDoc struct {
-	Format  string    `json:"format"`
-	Domain  string    `json:"domain"`
-	Token   uint64    `json:"token"`
-	Created time.Time `json:"created"`
-}
-
-// FloorKey returns the object key of domain's floor marker.
-func FloorKey(domain string) string { return SystemKey(domain, floorName) }
+// A domain's floor marker (format.Floor, at format.FloorKey) is written
+// once, right after the domain's first manifest, and never deleted:
+// garbage collection leaves it alone, and a Store that finds a domain's
+// manifest missing but its marker present fails closed.
 
 // writeFloor writes m's domain's floor marker unless it exists. It is best
 // effort: the manifest write it follows has landed, and a missing marker
 // only weakens the defence against a lost manifest until Collect writes
 // it.
-func (s *Store) writeFloor(ctx context.Context, m *Manifest) {
-	data, err := json.Marshal(floorDoc{Format: FloorFormatV1, Domain: m.Domain, Token: m.Highest, Created: s.opts.Now().UTC()})
+func (s *Store) writeFloor(ctx context.Context, m *format.Manifest) {
+	data, err := json.Marshal(format.Floor{Format: format.FloorV1, Domain: m.Domain, Token: m.Highest, Created: s.opts.Now().UTC()})
 	if err != nil {
 		return
 	}
 	data = append(data, '\n')
-	_, err = s.b.Put(ctx, FloorKey(m.Domain), bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: "application/json"})
+	_, err = s.b.Put(ctx, format.FloorKey(m.Domain), bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: "application/json"})
 	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
 		s.opts.Logger.Warn("objstore: could not write the domain's floor marker; gc will", "domain", m.Domain, "err", err)
 	}
 }
 
 // ensureFloor writes domain's floor marker if it is missing.
-func (s *Store) ensureFloor(ctx context.Context, m *Manifest) error {
-	_, err := s.b.Head(ctx, FloorKey(m.Domain))
+func (s *Store) ensureFloor(ctx context.Context, m *format.Manifest) error {
+	_, err := s.b.Head(ctx, format.FloorKey(m.Domain))
 	switch {
 	case err == nil:
 		return nil
 	case !errors.Is(err, ErrNotFound):
-		return fmt.Errorf("objstore: check floor marker %q: %w", FloorKey(m.Domain), err)
+		return fmt.Errorf("objstore: check floor marker %q: %w", format.FloorKey(m.Domain), err)
 	}
 	s.writeFloor(ctx, m)
 	return nil
@@ -87,7 +70,7 @@ func (c *seenManifests) get(domain string) (seenManifest, bool) {
 
 // check refuses m (nil: missing) when it is older than old, what was seen
 // before the read began (ok: anything was).
-func (c *seenManifests) check(old seenManifest, ok bool, key string, m *Manifest) error {
+func (c *seenManifests) check(old seenManifest, ok bool, key string, m *format.Manifest) error {
 	switch {
 	case !ok:
 	case m == nil:
@@ -100,7 +83,7 @@ func (c *seenManifests) check(old seenManifest, ok bool, key string, m *Manifest
 }
 
 // note records m as seen.
-func (c *seenManifests) note(m *Manifest) {
+func (c *seenManifests) note(m *format.Manifest) {
 	if m == nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -81,7 +82,7 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	}
 	landed := make(map[string]bool, len(m.Log))
 	for _, e := range m.Log {
-		landed[e.attempt()] = true
+		landed[e.AttemptID()] = true
 	}
 	// dead reports whether no commit can ever publish an object written
 	// by attempt at token.
@@ -98,13 +99,13 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 			doomed = append(doomed, object)
 		}
 	}
-	err = s.b.List(ctx, VersionPrefix(domain), func(o driver.ObjectInfo) error {
+	err = s.b.List(ctx, format.VersionPrefix(domain), func(o driver.ObjectInfo) error {
 		res.Scanned++
 		if live[o.Key] {
 			res.Live++
 			return nil
 		}
-		_, key, token, attempt, perr := ParseVersionKey(o.Key)
+		_, key, token, attempt, perr := format.ParseVersionKey(o.Key)
 		if perr != nil {
 			res.Kept++ // not ours to judge
 			return nil
@@ -119,22 +120,22 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list versions: %w", domain, err)
 	}
-	err = s.b.List(ctx, domain+shardDir, func(o driver.ObjectInfo) error {
+	err = s.b.List(ctx, format.ShardPrefix(domain), func(o driver.ObjectInfo) error {
 		res.Scanned++
 		if live[o.Key] {
 			res.Live++
 			return nil
 		}
-		n, ok := parseShardObject(domain, o.Key)
+		n, ok := format.ParseShardObject(domain, o.Key)
 		switch {
 		case !ok:
 			res.Kept++
-		case n.attempt == "":
+		case n.Attempt == "":
 			// A legacy, content-addressed shard: this build never writes
 			// one, so once unnamed it is never named again.
 			judge(o.Key, true, m.Last.Time)
 		default:
-			judge(o.Key, dead(n.token, n.attempt), m.Last.Time)
+			judge(o.Key, dead(n.Token, n.Attempt), m.Last.Time)
 		}
 		return nil
 	})

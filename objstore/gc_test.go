@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -16,7 +17,7 @@ func versionObjects(t *testing.T, mem *memstore.Backend, domain string) []string
 	t.Helper()
 	var out []string
 	for _, k := range mem.Keys() {
-		if strings.HasPrefix(k, objstore.VersionPrefix(domain)) {
+		if strings.HasPrefix(k, format.VersionPrefix(domain)) {
 			out = append(out, k)
 		}
 	}
@@ -67,7 +68,7 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := versionObjects(t, mem, "d")
-	m, _ := s.Manifest(ctx, "d")
+	m, _ := format.ReadManifest(ctx, s.Backend(), "d")
 	if len(after) != len(m.Keys) || res.Live != len(m.Keys) {
 		t.Fatalf("after collecting, %d versions remain (%v) for %d live keys; result %+v", len(after), after, len(m.Keys), res)
 	}

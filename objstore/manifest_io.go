@@ -8,7 +8,9 @@ import (
 	"io"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
 )
 
 // errStopList stops a List walk after its first object.
@@ -16,7 +18,7 @@ var errStopList = errors.New("stop")
 
 // cachedManifest returns the manifest this Store last saw for domain, or
 // reads it when there is none.
-func (s *Store) cachedManifest(ctx context.Context, domain string) (*Manifest, string, error) {
+func (s *Store) cachedManifest(ctx context.Context, domain string) (*format.Manifest, string, error) {
 	if m, etag, ok := s.cache.get(domain); ok {
 		return m, etag, nil
 	}
@@ -28,8 +30,8 @@ func (s *Store) cachedManifest(ctx context.Context, domain string) (*Manifest, s
 // the domain has no versions either: versions without a manifest mean the
 // manifest was lost, and treating the domain as new would let stale tokens
 // back in, so that fails closed.
-func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, string, error) {
-	key := ManifestKey(domain)
+func (s *Store) loadManifest(ctx context.Context, domain string) (*format.Manifest, string, error) {
+	key := format.ManifestKey(domain)
 	bo := new(backoff.Backoff)
 	for {
 		before, seen := s.seen.get(domain)
@@ -52,7 +54,7 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*Manifest, str
 	}
 }
 
-func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Manifest, string, error) {
+func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*format.Manifest, string, error) {
 	var (
 		rc   io.ReadCloser
 		info driver.ObjectInfo
@@ -89,16 +91,16 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(rc, maxManifestSize+1))
+	n, err := io.Copy(&buf, io.LimitReader(rc, format.MaxManifestSize+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("objstore: read manifest %q: %w", key, err)
 	}
-	if n > maxManifestSize {
-		return nil, "", &CorruptManifestError{Key: key, Reason: fmt.Sprintf("larger than %d bytes", maxManifestSize)}
+	if n > format.MaxManifestSize {
+		return nil, "", &CorruptManifestError{Key: key, Reason: fmt.Sprintf("larger than %d bytes", format.MaxManifestSize)}
 	}
-	m, err := DecodeManifest(domain, key, buf.Bytes())
+	m, err := format.Decode(domain, key, buf.Bytes())
 	if err != nil {
-		return nil, "", err
+		return nil, "", corrupt(err)
 	}
 	return m, info.ETag, nil
 }
@@ -108,8 +110,8 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*Mani
 // Only the bucket-lease record may exist before the first manifest.
 func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string) error {
 	var found string
-	lease := SystemKey(domain, "lease.json")
-	err := s.b.List(ctx, domain+systemDir, func(o driver.ObjectInfo) error {
+	lease := rules.SystemKey(domain, "lease.json")
+	err := s.b.List(ctx, domain+format.SystemDir, func(o driver.ObjectInfo) error {
 		if o.Key == lease || o.Key == manifestKey {
 			return nil
 		}
@@ -120,23 +122,23 @@ func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string)
 		return fmt.Errorf("objstore: manifest %q is missing; checking for other objects of the domain: %w", manifestKey, err)
 	}
 	if found != "" {
-		return &CorruptManifestError{Key: manifestKey, Reason: fmt.Sprintf("missing, but the domain has other objects (for example %q), so it existed: the manifest was lost, and treating the domain as new would let stale tokens back in. Restore the manifest; or, to reset the domain on purpose, delete everything under %q except the lease record, and acquire above the last token issued", found, domain+systemDir)}
+		return &CorruptManifestError{Key: manifestKey, Reason: fmt.Sprintf("missing, but the domain has other objects (for example %q), so it existed: the manifest was lost, and treating the domain as new would let stale tokens back in. Restore the manifest; or, to reset the domain on purpose, delete everything under %q except the lease record, and acquire above the last token issued", found, domain+format.SystemDir)}
 	}
 	return nil
 }
 
 // putManifest writes m conditionally: If-Match etag, or If-None-Match when
 // etag is empty (the domain has no manifest yet).
-func (s *Store) putManifest(ctx context.Context, m *Manifest, etag string) (string, error) {
-	data, err := EncodeManifest(m)
+func (s *Store) putManifest(ctx context.Context, m *format.Manifest, etag string) (string, error) {
+	data, err := format.Encode(m)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("objstore: %w", err)
 	}
 	opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: "application/json"}
 	if etag == "" {
 		opts.Mode = driver.Create{}
 	}
-	info, err := s.b.Put(ctx, ManifestKey(m.Domain), bytes.NewReader(data), int64(len(data)), opts)
+	info, err := s.b.Put(ctx, format.ManifestKey(m.Domain), bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		return "", err
 	}

@@ -12,8 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -25,7 +24,7 @@ import (
 type Snapshot struct {
 	s      *Store
 	domain string
-	m      *Manifest
+	m      *format.Manifest
 }
 
 // Snapshot pins domain's current manifest. It fails with an error matching
@@ -76,32 +75,9 @@ func (sn *Snapshot) List(ctx context.Context, opts *ListOptions) ([]Version, err
 	if o.Limit < 0 {
 		return nil, &InvalidError{What: "option", Value: fmt.Sprint("Limit=", o.Limit), Reason: "negative"}
 	}
-	m := sn.m
-	all := make(map[string]Entry, len(m.Keys))
-	if len(m.Shards) > 0 {
-		docs := make([]*shardDoc, len(m.Shards))
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(sn.s.opts.UploadParallelism)
-		for i, ref := range m.Shards {
-			g.Go(func() error {
-				d, err := sn.s.loadShard(gctx, m, ref)
-				docs[i] = d
-				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			maps.Copy(all, d.Keys)
-		}
-	}
-	for k, e := range m.Keys {
-		if e.Deleted {
-			delete(all, k)
-		} else {
-			all[k] = e
-		}
+	all, err := sn.s.state(sn.m).Live(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var out []Version
 	for _, k := range slices.Sorted(maps.Keys(all)) {
@@ -111,7 +87,7 @@ func (sn *Snapshot) List(ctx context.Context, opts *ListOptions) ([]Version, err
 		if o.Limit > 0 && len(out) == o.Limit {
 			break
 		}
-		out = append(out, all[k].version(k))
+		out = append(out, versionOf(k, all[k]))
 	}
 	return out, nil
 }
@@ -121,22 +97,14 @@ func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
 	if err := ValidateKey(key); err != nil {
 		return Version{}, err
 	}
-	v, ok, found := sn.m.overlayVersion(key)
-	if !found {
-		ref := sn.m.Shards[shardIndex(sn.m.Shards, keyBits(key))]
-		d, err := sn.s.loadShard(ctx, sn.m, ref)
-		if err != nil {
-			return Version{}, err
-		}
-		var e Entry
-		if e, ok = d.Keys[key]; ok {
-			v = e.version(key)
-		}
+	e, ok, err := sn.s.state(sn.m).Lookup(ctx, key)
+	if err != nil {
+		return Version{}, err
 	}
 	if !ok {
 		return Version{}, fmt.Errorf("objstore: key %q is not live in domain %q (manifest seq %d): %w", key, sn.domain, sn.m.Seq, ErrNotFound)
 	}
-	return v, nil
+	return versionOf(key, e), nil
 }
 
 // Get opens key's bytes at the snapshot. The reader verifies size and
@@ -218,24 +186,14 @@ func (s *Store) List(ctx context.Context, domain string, opts *ListOptions) ([]V
 // ever committed to it. A corrupt manifest is an error, never 0. Pass the
 // result as the floor of a lease acquisition.
 func (s *Store) Highest(ctx context.Context, domain string) (uint64, error) {
-	m, err := s.Manifest(ctx, domain)
+	if err := ValidateDomain(domain); err != nil {
+		return 0, err
+	}
+	m, _, err := s.loadManifest(ctx, domain)
 	if err != nil || m == nil {
 		return 0, err
 	}
 	return m.Highest, nil
-}
-
-// Manifest returns a copy of domain's decoded manifest, or nil when the
-// domain has none, for diagnostics.
-func (s *Store) Manifest(ctx context.Context, domain string) (*Manifest, error) {
-	if err := ValidateDomain(domain); err != nil {
-		return nil, err
-	}
-	m, _, err := s.loadManifest(ctx, domain)
-	if err != nil || m == nil {
-		return nil, err
-	}
-	return m.clone(), nil // the Store's cache shares m
 }
 
 // Reader streams one version's bytes and verifies them.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
@@ -79,7 +80,7 @@ func TestShardedDomainMatchesModel(t *testing.T) {
 		}
 		if round%5 == 4 {
 			checkDomain(t, s, "big", model)
-			m, _ := s.Manifest(ctx, "big")
+			m, _ := format.ReadManifest(ctx, s.Backend(), "big")
 			for _, e := range m.Keys {
 				if e.Deleted {
 					tombstones++
@@ -87,14 +88,14 @@ func TestShardedDomainMatchesModel(t *testing.T) {
 			}
 		}
 	}
-	m, err := s.Manifest(ctx, "big")
+	m, err := format.ReadManifest(ctx, s.Backend(), "big")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tombstones == 0 {
 		t.Fatal("no check saw a tombstone in the overlay; the test did not exercise deletes over shards")
 	}
-	if len(m.Shards) < 2 || m.Format != objstore.ManifestFormatV2 {
+	if len(m.Shards) < 2 || m.Format != format.ManifestV2 {
 		t.Fatalf("%d live keys kept in %d shards (format %s); the test did not exercise splitting", len(model), len(m.Shards), m.Format)
 	}
 	// A fresh reader (nothing cached) sees the same.
@@ -123,7 +124,7 @@ func TestLargeDomainCommitCost(t *testing.T) {
 	if n := mem.Calls(memstore.OpPut) - puts; n != 2 {
 		t.Fatalf("small commit on a 10,000-key domain made %d puts, want 2", n)
 	}
-	rc, info, err := mem.Get(ctx, objstore.ManifestKey("d"), driver.GetOptions{})
+	rc, info, err := mem.Get(ctx, format.ManifestKey("d"), driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,26 +152,26 @@ func TestV1ManifestMigrates(t *testing.T) {
 	if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := s.Manifest(ctx, "d")
-	if m.Format != objstore.ManifestFormatV1 || len(m.Shards) != 0 {
+	m, _ := format.ReadManifest(ctx, s.Backend(), "d")
+	if m.Format != format.ManifestV1 || len(m.Shards) != 0 {
 		t.Fatalf("small domain written as %s with %d shards", m.Format, len(m.Shards))
 	}
 	// An older build's v1 manifest with 400 keys, written by hand.
 	for i := 200; i < 400; i++ {
 		k := fmt.Sprintf("k%03d", i)
-		obj := objstore.VersionKey("d", k, 1, "old")
+		obj := format.VersionKey("d", k, 1, "old")
 		if _, err := mem.Put(ctx, obj, strings.NewReader(k), int64(len(k)), driver.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256([]byte(k))
-		m.Keys[k] = objstore.Entry{Version: obj, Size: int64(len(k)), SHA256: hex.EncodeToString(sum[:]), Token: 1}
+		m.Keys[k] = format.Entry{Version: obj, Size: int64(len(k)), SHA256: hex.EncodeToString(sum[:]), Token: 1}
 		model[k] = k
 	}
-	data, err := objstore.EncodeManifest(m)
+	data, err := format.Encode(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem.Corrupt(objstore.ManifestKey("d"), data)
+	mem.Corrupt(format.ManifestKey("d"), data)
 	old := objstore.New(mem, nil)
 	checkDomain(t, old, "d", model)
 	// The next commit folds it.
@@ -178,7 +179,7 @@ func TestV1ManifestMigrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	model["k400"] = "k400"
-	if m, _ := old.Manifest(ctx, "d"); m.Format != objstore.ManifestFormatV2 || len(m.Keys) != 0 {
+	if m, _ := format.ReadManifest(ctx, old.Backend(), "d"); m.Format != format.ManifestV2 || len(m.Keys) != 0 {
 		t.Fatalf("after the next commit: %s with %d overlay entries", m.Format, len(m.Keys))
 	}
 	checkDomain(t, objstore.New(mem, nil), "d", model)
@@ -199,7 +200,7 @@ func TestCorruptShardFailsClosed(t *testing.T) {
 			if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
 				t.Fatal(err)
 			}
-			m, _ := s.Manifest(ctx, "d")
+			m, _ := format.ReadManifest(ctx, s.Backend(), "d")
 			victim := m.Shards[0].Object
 			if damage == "tampered" {
 				mem.Corrupt(victim, []byte(`{"format":"fence.shard/v1","domain":"d","prefix":"0","keys":{}}`))

@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 // TestCommitRoundTrips: once a Store has seen a domain's manifest, a commit
@@ -59,7 +61,7 @@ func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	listing, proceed := make(chan struct{}), make(chan struct{})
 	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpList && c.Key == objstore.SystemKey("d", "") {
+		if c.Op == memstore.OpList && c.Key == rules.SystemKey("d", "") {
 			select {
 			case <-listing:
 			default:
@@ -122,7 +124,7 @@ func TestReadRoundTrips(t *testing.T) {
 	}
 	// Tampering with a cached version is invisible to this reader (its
 	// bytes were verified when first read) but not to a fresh one.
-	m, _ := w.Manifest(ctx, "d")
+	m, _ := format.ReadManifest(ctx, w.Backend(), "d")
 	mem.Corrupt(m.Keys["k"].Version, []byte("evil"))
 	if n := read("two"); n != 1 {
 		t.Fatalf("warm read made %d GETs", n)
@@ -144,7 +146,7 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 	creating, proceed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && c.Key == objstore.ManifestKey("d") && isCreate(c.Opts) {
+		if c.Op == memstore.OpPut && c.Key == format.ManifestKey("d") && isCreate(c.Opts) {
 			hit := false
 			once.Do(func() { hit = true })
 			if hit {

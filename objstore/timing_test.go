@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -83,7 +84,7 @@ func TestRetriesEndWithoutADeadline(t *testing.T) {
 		t.Fatal("Put over a store that always answers 503 succeeded")
 	}
 	mem.SetHook(func(_ context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && c.Key == objstore.ManifestKey("d") {
+		if c.Op == memstore.OpPut && c.Key == format.ManifestKey("d") {
 			return memstore.Fault{ErrAfter: &memstore.HTTPError{Status: 503}}
 		}
 		if c.Op == memstore.OpGet {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fencedstore/fence/internal/backoff"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -21,7 +22,7 @@ import (
 // fails the commit with nothing published: versions are invisible until
 // the manifest names them.
 func (c *commit) upload(ctx context.Context) error {
-	c.entries = make(map[string]Entry, len(c.puts))
+	c.entries = make(map[string]format.Entry, len(c.puts))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.s.opts.UploadParallelism)
@@ -40,9 +41,9 @@ func (c *commit) upload(ctx context.Context) error {
 	return g.Wait()
 }
 
-func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
+func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error) {
 	s := c.s
-	vk := VersionKey(c.domain, ch.Key, c.token, c.attempt)
+	vk := format.VersionKey(c.domain, ch.Key, c.token, c.attempt)
 	start := int64(-1)
 	seeker, canRewind := ch.Body.(io.Seeker)
 	if canRewind {
@@ -57,9 +58,9 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 		_, err := s.b.Put(ctx, vk, hr, ch.Size, driver.PutOptions{Mode: driver.Create{}})
 		if err == nil {
 			if ch.Size >= 0 && hr.n != ch.Size {
-				return Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, hr.n, ch.Size)
+				return format.Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, hr.n, ch.Size)
 			}
-			return Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
+			return format.Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
 		}
 		if errors.Is(err, driver.ErrPreconditionFailed) {
 			// The version exists. Its name is this attempt's alone, so it
@@ -67,44 +68,44 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (Entry, error) {
 			// proxy after its first reply was lost. Accept it only if it
 			// holds our bytes.
 			if _, derr := io.Copy(io.Discard, hr); derr != nil {
-				return Entry{}, fmt.Errorf("objstore: upload %q: %w", ch.Key, derr)
+				return format.Entry{}, fmt.Errorf("objstore: upload %q: %w", ch.Key, derr)
 			}
 			return c.checkOwnUpload(ctx, ch.Key, vk, hr)
 		}
 		if !transient(ctx, err) {
-			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w", ch.Key, vk, err)
+			return format.Entry{}, fmt.Errorf("objstore: upload %q to %q: %w", ch.Key, vk, err)
 		}
 		if !canRewind {
-			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (the body cannot be rewound for a retry; nothing was published)", ch.Key, vk, err)
+			return format.Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (the body cannot be rewound for a retry; nothing was published)", ch.Key, vk, err)
 		}
 		s.opts.Logger.Debug("objstore: retrying version upload", "key", vk, "err", err)
 		if werr := bo.Wait(ctx); werr != nil {
-			return Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %w)", ch.Key, vk, werr, err)
+			return format.Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (last error: %w)", ch.Key, vk, werr, err)
 		}
 		if _, serr := seeker.Seek(start, io.SeekStart); serr != nil {
-			return Entry{}, fmt.Errorf("objstore: upload %q: rewind for retry: %w", ch.Key, serr)
+			return format.Entry{}, fmt.Errorf("objstore: upload %q: rewind for retry: %w", ch.Key, serr)
 		}
 	}
 }
 
 // checkOwnUpload checks that an existing version object holds exactly the
 // bytes hr has hashed.
-func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashingReader) (Entry, error) {
+func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashingReader) (format.Entry, error) {
 	want := hex.EncodeToString(hr.h.Sum(nil))
 	rc, _, err := c.s.b.Get(ctx, vk, driver.GetOptions{})
 	if err != nil {
-		return Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
+		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
 	}
 	defer rc.Close()
 	h := sha256.New()
 	n, err := io.Copy(h, rc)
 	if err != nil {
-		return Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
+		return format.Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); n != hr.n || got != want {
-		return Entry{}, fmt.Errorf("objstore: upload %q: version %q, whose name is this commit attempt's own, already exists with other bytes: the store answered 412 to a write it did not apply, or another writer used the same attempt id", key, vk)
+		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q, whose name is this commit attempt's own, already exists with other bytes: the store answered 412 to a write it did not apply, or another writer used the same attempt id", key, vk)
 	}
-	return Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
+	return format.Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
 }
 
 // hashingReader hashes and counts what passes through it.

@@ -14,12 +14,15 @@ import (
 // time for S3 stores), so a Writer holds no more than a Put of unknown
 // size does. A Writer is not safe for concurrent use.
 type Writer struct {
+	ctx    context.Context
 	pw     *io.PipeWriter
 	done   chan struct{}
 	stop   func() bool
 	once   sync.Once
 	result CommitResult
 	err    error
+	// abandon fails the body with ctx's cause.
+	abandon func()
 }
 
 // NewWriter returns a Writer that commits key in domain with token when it
@@ -27,12 +30,14 @@ type Writer struct {
 // the write: Close then fails and nothing is published.
 func (s *Store) NewWriter(ctx context.Context, domain, key string, token uint64) *Writer {
 	pr, pw := io.Pipe()
-	w := &Writer{pw: pw, done: make(chan struct{})}
+	w := &Writer{ctx: ctx, pw: pw, done: make(chan struct{})}
 	// A context that ends before Close fails the body, so the upload
 	// fails and the commit is never published.
-	w.stop = context.AfterFunc(ctx, func() {
+	abandon := func() {
 		pw.CloseWithError(fmt.Errorf("objstore: writer for %q in domain %q abandoned: %w", key, domain, context.Cause(ctx)))
-	})
+	}
+	w.stop = context.AfterFunc(ctx, abandon)
+	w.abandon = abandon
 	go func() {
 		defer close(w.done)
 		w.result, w.err = s.Put(ctx, domain, key, token, pr, -1)
@@ -52,6 +57,11 @@ func (w *Writer) Write(p []byte) (int, error) { return w.pw.Write(p) }
 // again returns the same result.
 func (w *Writer) Close() error {
 	w.once.Do(func() {
+		if w.ctx.Err() != nil {
+			// The context ended, and its AfterFunc may not have run
+			// yet: the body must fail, not end.
+			w.abandon()
+		}
 		w.pw.Close()
 		<-w.done
 		w.stop()

@@ -16,11 +16,11 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 const (
@@ -28,7 +28,7 @@ const (
 	ttl    = 10 * time.Second
 )
 
-var key = objstore.SystemKey(domain, bucketlease.RecordName)
+var key = rules.SystemKey(domain, bucketlease.RecordName)
 
 func newCoord(t *testing.T) (*bucketlease.Coordinator, *memstore.Backend, *coordtest.FakeClock) {
 	t.Helper()

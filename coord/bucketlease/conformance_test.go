@@ -6,15 +6,15 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/coordtest"
-	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/rules"
 )
 
 // wipe deletes a domain's lease record, as a destructive reset would.
 func wipe(t *testing.T, c coord.Coordinator, domain string) {
 	b := c.(*bucketlease.Coordinator).Backend()
-	if err := b.Delete(t.Context(), objstore.SystemKey(domain, bucketlease.RecordName)); err != nil {
+	if err := b.Delete(t.Context(), rules.SystemKey(domain, bucketlease.RecordName)); err != nil {
 		t.Fatalf("wipe %q: %v", domain, err)
 	}
 }

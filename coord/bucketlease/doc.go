@@ -6,7 +6,7 @@
 //
 // # Record
 //
-// The record of domain d is the object objstore.SystemKey(d, "lease.json"):
+// The record of domain d is the object rules.SystemKey(d, "lease.json"):
 //
 //	{"format":"fence.lease/v1","domain":"reports/monthly","token":42,
 //	 "holder":"host-1/4711","expires":"2026-01-01T00:00:10.5Z","attempt":"..."}

@@ -10,7 +10,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/internal/format"
 )
 
 // These tests run without servers: they check that the model and the
@@ -63,19 +63,19 @@ type write struct {
 
 func recordOf(writes ...write) *domainRecord {
 	d := &domainRecord{domain: "d", versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
-	m := &objstore.Manifest{Format: objstore.ManifestFormatV1, Domain: "d", Keys: map[string]objstore.Entry{}}
+	m := &format.Manifest{Format: format.ManifestV1, Domain: "d", Keys: map[string]format.Entry{}}
 	for i, w := range writes {
-		n := &objstore.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]objstore.Entry{}}
+		n := &format.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]format.Entry{}}
 		for k, e := range m.Keys {
 			n.Keys[k] = e
 		}
 		for _, k := range w.puts {
-			vk := objstore.VersionKey("d", k, w.token, w.id)
-			n.Keys[k] = objstore.Entry{Version: vk, Token: w.token}
+			vk := format.VersionKey("d", k, w.token, w.id)
+			n.Keys[k] = format.Entry{Version: vk, Token: w.token}
 			d.versions[vk] = 1
 		}
-		n.Last = objstore.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
-		n.Log = append(append([]objstore.LogEntry(nil), m.Log...), n.Last)
+		n.Last = format.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
+		n.Log = append(append([]format.LogEntry(nil), m.Log...), n.Last)
 		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), modified: time.Unix(int64(i), 0), m: n})
 		d.byID[w.id] = i
 		d.byAttempt[w.id] = i
@@ -125,7 +125,7 @@ func TestModelAcceptsCorrectHistory(t *testing.T) {
 	h := &history{ops: b.ops}
 	reg, _ := resolve(h, map[string]*domainRecord{"d": rec})
 	recs := map[string]*domainRecord{"d": rec}
-	final := map[string]map[string]string{"d": {"k0": objstore.VersionKey("d", "k0", 1, "id-a-2"), "k1": objstore.VersionKey("d", "k1", 2, "id-b-2")}}
+	final := map[string]map[string]string{"d": {"k0": format.VersionKey("d", "k0", 1, "id-a-2"), "k1": format.VersionKey("d", "k1", 2, "id-b-2")}}
 	vals := map[string]map[string]string{"d": {"k0": "a2", "k1": "b2"}}
 	for name, vs := range map[string][]violation{
 		"I1": checkI1(reg, recs), "I2": checkI2(h, recs), "I3": checkI3(h, recs, final),
@@ -173,12 +173,12 @@ func TestChecksCatchLostWrite(t *testing.T) {
 	)
 	stale := *rec.writes[1].m
 	stale.Seq, stale.Highest = 3, 1
-	stale.Last = objstore.LogEntry{Seq: 3, ID: "id-a-3", Token: 1, Holder: "a#3", Puts: 1}
-	stale.Keys = map[string]objstore.Entry{"k0": rec.writes[1].m.Keys["k0"], "k1": {Version: objstore.VersionKey("d", "k1", 1, "id-a-3"), Token: 1}}
+	stale.Last = format.LogEntry{Seq: 3, ID: "id-a-3", Token: 1, Holder: "a#3", Puts: 1}
+	stale.Keys = map[string]format.Entry{"k0": rec.writes[1].m.Keys["k0"], "k1": {Version: format.VersionKey("d", "k1", 1, "id-a-3"), Token: 1}}
 	rec.writes = append(rec.writes, manifestWrite{versionID: "3", m: &stale})
 	rec.byID["id-a-3"] = 3
 	rec.byAttempt["id-a-3"] = 3
-	rec.versions[objstore.VersionKey("d", "k1", 1, "id-a-3")] = 1
+	rec.versions[format.VersionKey("d", "k1", 1, "id-a-3")] = 1
 	recs := map[string]*domainRecord{"d": rec}
 	h := &history{}
 	if vs := checkI2(h, recs); len(vs) == 0 {
@@ -275,10 +275,10 @@ func TestChecksDeletions(t *testing.T) {
 		write{"b", "f2", 2, nil},                        // seq 4, time 3
 		write{"b#2", "id-b-2", 2, []string{"k0", "k1"}}, // seq 5, time 4
 	)
-	superseded := objstore.VersionKey("d", "k0", 1, "id-a-2")
-	stale := objstore.VersionKey("d", "k1", 1, "id-stale") // never published, token 1 < 2
-	pending := objstore.VersionKey("d", "k1", 2, "id-b-2") // published at seq 5 (time 4)
-	live := objstore.VersionKey("d", "k0", 2, "id-b-2")
+	superseded := format.VersionKey("d", "k0", 1, "id-a-2")
+	stale := format.VersionKey("d", "k1", 1, "id-stale") // never published, token 1 < 2
+	pending := format.VersionKey("d", "k1", 2, "id-b-2") // published at seq 5 (time 4)
+	live := format.VersionKey("d", "k0", 2, "id-b-2")
 	rec.versions[stale] = 1
 	rec.deleted[superseded] = time.Unix(2, 500)
 	rec.deleted[stale] = time.Unix(3, 0)
@@ -298,9 +298,9 @@ func TestChecksDeletions(t *testing.T) {
 	missing := func(client, obj string) {
 		b.add(client, hist.OpRead, 10, 20, hist.Input{}, hist.Fail, hist.Output{Seq: 2, Class: hist.ClassMissing, Missing: map[string]string{"k0": obj}})
 	}
-	missing("r0", superseded)                                // excused
-	missing("r1", objstore.VersionKey("d", "k0", 1, "gone")) // never deleted
-	missing("r2", live)                                      // deleted wrongly
+	missing("r0", superseded)                              // excused
+	missing("r1", format.VersionKey("d", "k0", 1, "gone")) // never deleted
+	missing("r2", live)                                    // deleted wrongly
 	vs := checkI4(&history{ops: b.ops}, map[string]*domainRecord{"d": rec}, nil, nil, all)
 	var readers []string
 	for _, v := range vs {
@@ -314,7 +314,7 @@ func TestChecksDeletions(t *testing.T) {
 	// A dead version written again after its deletion is no rewrite; one
 	// written twice without a deletion between is.
 	rec.versions[superseded], rec.versionTimes[superseded] = 2, []time.Time{time.Unix(1, 0), time.Unix(4, 0)}
-	twice := objstore.VersionKey("d", "k0", 1, "id-a-3")
+	twice := format.VersionKey("d", "k0", 1, "id-a-3")
 	rec.versions[twice], rec.versionTimes[twice] = 2, []time.Time{time.Unix(2, 0), time.Unix(2, 1)}
 	if vs := checkI6(map[string]*domainRecord{"d": rec}, all); len(vs) != 1 || !strings.Contains(vs[0].detail, "id-a-3") {
 		t.Errorf("I6: %v, want only the version written twice", vs)

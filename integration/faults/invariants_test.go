@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/internal/format"
 )
 
 // The invariants, each checked directly on the history and on the store's
@@ -134,7 +134,7 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 	var vs []violation
 	visible := func(d, key, object, who string) {
 		rec := recs[d]
-		_, _, tok, id, err := objstore.ParseVersionKey(object)
+		_, _, tok, id, err := format.ParseVersionKey(object)
 		if err != nil {
 			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at a malformed version %q", who, d, key, object)})
 			return
@@ -163,7 +163,7 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 			}
 			for k, e := range w.m.Keys {
 				if !e.Deleted && e.Version != "" {
-					if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == attemptOf(w.m.Last) {
+					if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && id == attemptOf(w.m.Last) {
 						visible(d, k, e.Version, fmt.Sprintf("manifest seq %d", w.m.Seq))
 					}
 				}
@@ -218,7 +218,7 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 	}
 	for d, rec := range recs {
 		lastPut := map[string]string{} // key -> version object of the last commit that wrote it
-		var prev *objstore.Manifest
+		var prev *format.Manifest
 		for _, w := range rec.writes {
 			m := w.m
 			if m == nil {
@@ -229,7 +229,7 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 			}
 			prev = m
 			for k, e := range m.Keys {
-				if _, _, _, id, err := objstore.ParseVersionKey(e.Version); err == nil && id == attemptOf(m.Last) {
+				if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && id == attemptOf(m.Last) {
 					lastPut[k] = e.Version
 				}
 			}
@@ -241,7 +241,7 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 			}
 		}
 		for k, obj := range got {
-			_, _, _, id, err := objstore.ParseVersionKey(obj)
+			_, _, _, id, err := format.ParseVersionKey(obj)
 			if err != nil {
 				continue
 			}
@@ -426,7 +426,7 @@ func judgeDeletions(rec *domainRecord) map[string]deletion {
 	out := map[string]deletion{}
 	for obj, at := range rec.deleted {
 		d := deletion{at: at}
-		_, key, tok, attempt, err := objstore.ParseVersionKey(obj)
+		_, key, tok, attempt, err := format.ParseVersionKey(obj)
 		cur := -1
 		for i, w := range rec.writes {
 			if w.m != nil && !w.modified.After(at) {

@@ -10,7 +10,8 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/internal/format"
+	"github.com/fencedstore/fence/rules"
 )
 
 // kind is one fault kind, or one negative control.
@@ -465,7 +466,7 @@ func forgetful(r *run) error {
 	routes := r.s3Routes()
 	for i := range 3 {
 		d := r.p.domains[r.rng.IntN(len(r.p.domains))]
-		manifest, lease := objstore.ManifestKey(d), objstore.SystemKey(d, bucketlease.RecordName)
+		manifest, lease := format.ManifestKey(d), rules.SystemKey(d, bucketlease.RecordName)
 		keys := []string{manifest}
 		if r.p.coord == spec.CoordBucket {
 			switch {

@@ -17,6 +17,7 @@ import (
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 )
 
@@ -139,7 +140,7 @@ func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *r
 // It runs after the store's record was read, at the end of a run.
 func (r *run) checkI7(ctx context.Context, domain string) (int, []violation) {
 	var vs []violation
-	key := objstore.ManifestKey(domain)
+	key := format.ManifestKey(domain)
 	b := aws.String(r.bucket)
 	cases := []struct {
 		name string

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/internal/format"
 )
 
 // The store's own record of a domain: every version of its manifest
@@ -24,8 +24,8 @@ import (
 // manifestWrite is one applied manifest write.
 type manifestWrite struct {
 	versionID string
-	modified  time.Time          // the server's time of the write (ms)
-	m         *objstore.Manifest // nil when it does not decode
+	modified  time.Time        // the server's time of the write (ms)
+	m         *format.Manifest // nil when it does not decode
 	err       error
 }
 
@@ -52,7 +52,7 @@ type domainRecord struct {
 
 // attemptOf returns the suffix of the objects that the landed attempt of
 // log entry e wrote.
-func attemptOf(e objstore.LogEntry) string {
+func attemptOf(e format.LogEntry) string {
 	if e.Attempt != "" {
 		return e.Attempt
 	}
@@ -71,7 +71,7 @@ func (d *domainRecord) prevHighest(i int) uint64 {
 }
 
 // last returns the latest decodable manifest, or nil.
-func (d *domainRecord) last() *objstore.Manifest {
+func (d *domainRecord) last() *format.Manifest {
 	for i := len(d.writes) - 1; i >= 0; i-- {
 		if d.writes[i].m != nil {
 			return d.writes[i].m
@@ -82,10 +82,10 @@ func (d *domainRecord) last() *objstore.Manifest {
 
 // entry returns the log entry of the manifest write made by the commit
 // attempt whose objects have suffix attempt.
-func (d *domainRecord) entry(attempt string) (objstore.LogEntry, int, bool) {
+func (d *domainRecord) entry(attempt string) (format.LogEntry, int, bool) {
 	i, ok := d.byAttempt[attempt]
 	if !ok {
-		return objstore.LogEntry{}, 0, false
+		return format.LogEntry{}, 0, false
 	}
 	return d.writes[i].m.Last, i, true
 }
@@ -105,7 +105,7 @@ func (d *domainRecord) findHolder(holder string, token uint64) []int {
 // readRecord lists and reads domain's record from bucket.
 func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*domainRecord, error) {
 	d := &domainRecord{domain: domain, versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
-	mkey := objstore.ManifestKey(domain)
+	mkey := format.ManifestKey(domain)
 	type mv struct {
 		id  string
 		mod time.Time
@@ -122,7 +122,7 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 			switch {
 			case k == mkey:
 				ids = append(ids, mv{aws.ToString(v.VersionId), aws.ToTime(v.LastModified)})
-			case strings.HasPrefix(k, objstore.VersionPrefix(domain)):
+			case strings.HasPrefix(k, format.VersionPrefix(domain)):
 				d.versions[k]++
 				d.versionTimes[k] = append(d.versionTimes[k], aws.ToTime(v.LastModified))
 			}
@@ -131,7 +131,7 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 			// Only version objects: the manifest is deleted by I7 and
 			// overwritten by a forgetful store, and lease records by the
 			// coordinator-wipe kind; the checks look at those apart.
-			if k := aws.ToString(m.Key); strings.HasPrefix(k, objstore.VersionPrefix(domain)) {
+			if k := aws.ToString(m.Key); strings.HasPrefix(k, format.VersionPrefix(domain)) {
 				t := aws.ToTime(m.LastModified)
 				if old, ok := d.deleted[k]; !ok || t.Before(old) {
 					d.deleted[k] = t
@@ -157,7 +157,7 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 			if err != nil {
 				return err
 			}
-			m, derr := objstore.DecodeManifest(domain, mkey, data)
+			m, derr := format.Decode(domain, mkey, data)
 			mu.Lock()
 			d.writes[i] = manifestWrite{versionID: id, modified: v.mod, m: m, err: derr}
 			mu.Unlock()

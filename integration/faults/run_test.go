@@ -27,6 +27,7 @@ import (
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/s3store"
+	"github.com/fencedstore/fence/rules"
 )
 
 // suite is what every run shares: the child binary and the servers.
@@ -452,7 +453,7 @@ func (r *run) wipeLease(domain, why string) error {
 	start := hist.Now()
 	var err error
 	if r.p.coord == spec.CoordBucket {
-		err = r.directBackend().Delete(ctx, objstore.SystemKey(domain, bucketlease.RecordName))
+		err = r.directBackend().Delete(ctx, rules.SystemKey(domain, bucketlease.RecordName))
 	} else {
 		_, err = r.s.dyn.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(r.table),

@@ -16,6 +16,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -102,7 +103,7 @@ func stallManifestWrite(t *testing.T, ep string, bound time.Duration) (time.Dura
 	if _, err := store.Put(ctx, "d", "k", 1, strings.NewReader("v"), -1); err != nil {
 		t.Fatal(err)
 	}
-	key := objstore.ManifestKey("d")
+	key := format.ManifestKey("d")
 	before, err := b.Head(ctx, key)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -79,7 +79,7 @@ func (f *faulty) Put(ctx context.Context, key string, body io.Reader, size int64
 
 // manifestPut matches conditional writes of domain's manifest.
 func manifestPut(domain string) func(string, driver.PutOptions) bool {
-	return func(key string, _ driver.PutOptions) bool { return key == objstore.ManifestKey(domain) }
+	return func(key string, _ driver.PutOptions) bool { return key == format.ManifestKey(domain) }
 }
 
 // conflictErr is a 409 ConditionalRequestConflict.

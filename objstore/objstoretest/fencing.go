@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -214,11 +215,11 @@ func testRacingCommits(t *testing.T, s *objstore.Store, _ *faulty) {
 		t.Fatal("no commit succeeded")
 	}
 	slices.SortFunc(acks, func(a, b ack) int { return int(a.c.Seq) - int(b.c.Seq) })
-	m, err := s.Manifest(tctx(t), "race")
+	m, err := format.ReadManifest(tctx(t), s.Backend(), "race")
 	if err != nil {
 		t.Fatal(err)
 	}
-	logged := map[string]objstore.LogEntry{}
+	logged := map[string]format.LogEntry{}
 	for _, e := range m.Log {
 		logged[e.ID] = e
 	}
@@ -268,13 +269,13 @@ func testDroppedReplyResolved(t *testing.T, s *objstore.Store, f *faulty) {
 		t.Fatalf("commit = %+v, want Recovered", c)
 	}
 	mustRead(t, s, "d", "k", "after")
-	m, _ := s.Manifest(tctx(t), "d")
+	m, _ := format.ReadManifest(tctx(t), s.Backend(), "d")
 	if n := countID(m, c.ID); n != 1 {
 		t.Fatalf("commit applied %d times, want once", n)
 	}
 }
 
-func countID(m *objstore.Manifest, id string) int {
+func countID(m *format.Manifest, id string) int {
 	n := 0
 	for _, e := range m.Log {
 		if e.ID == id {
@@ -306,7 +307,7 @@ func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty) {
 	if err != nil || !c2.Recovered || c2.Seq != c.Seq {
 		t.Fatalf("retry of an applied commit after a fence: %+v, %v; want recovered success at seq %d", c2, err, c.Seq)
 	}
-	m, _ := s.Manifest(tctx(t), "d")
+	m, _ := format.ReadManifest(tctx(t), s.Backend(), "d")
 	if n := countID(m, c.ID); n != 1 {
 		t.Fatalf("commit applied %d times", n)
 	}
@@ -368,7 +369,7 @@ func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty)
 	commitPut(t, s, "d", "k", 1, "before")
 	fired := false
 	f.add(rule{match: func(key string, opts driver.PutOptions) bool {
-		if key != objstore.ManifestKey("d") || fired {
+		if key != format.ManifestKey("d") || fired {
 			return false
 		}
 		fired = true
@@ -427,7 +428,7 @@ func testOutcomeUnknown(t *testing.T, s *objstore.Store, f *faulty) {
 		t.Fatalf("retry: %v", err)
 	}
 	mustRead(t, s, "d", "k", "lost?")
-	m, _ := s.Manifest(tctx(t), "d")
+	m, _ := format.ReadManifest(tctx(t), s.Backend(), "d")
 	if n := countID(m, ue.CommitID); n != 1 {
 		t.Fatalf("commit applied %d times", n)
 	}
@@ -441,7 +442,7 @@ func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty) {
 	gate := make(chan struct{})
 	paused := make(chan struct{})
 	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
-		if key == objstore.ManifestKey("d") {
+		if key == format.ManifestKey("d") {
 			close(paused)
 			return true
 		}
@@ -475,7 +476,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 	for name, body := range bodies {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
-			key := objstore.ManifestKey("d")
+			key := format.ManifestKey("d")
 			if _, err := f.Backend.Put(tctx(t), key, strings.NewReader(body), int64(len(body)), driver.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -509,7 +510,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 
 func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	commitPut(t, s, "d", "k", 42, "B")
-	if err := f.Backend.Delete(tctx(t), objstore.ManifestKey("d")); err != nil {
+	if err := f.Backend.Delete(tctx(t), format.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
 	// A store that saw the manifest, and a fresh one that did not, both
@@ -548,7 +549,7 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	// none of them.
 	gate, paused := make(chan struct{}), make(chan struct{})
 	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
-		if key == objstore.ManifestKey("d") {
+		if key == format.ManifestKey("d") {
 			close(paused)
 			return true
 		}
@@ -753,7 +754,7 @@ func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty) {
 			t.Fatalf("read %q = %q, %v; want %q", v.Key, data, err, want[v.Key])
 		}
 	}
-	m, _ := fresh.Manifest(tctx(t), "big")
+	m, _ := format.ReadManifest(tctx(t), fresh.Backend(), "big")
 	if len(m.Shards) == 0 {
 		t.Fatal("the domain was never folded into shards; the case proves nothing")
 	}

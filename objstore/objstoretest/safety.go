@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -202,7 +203,7 @@ func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty) {
 	if _, err := s.Collect(tctx(t), "d", 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Backend.Delete(tctx(t), objstore.ManifestKey("d")); err != nil {
+	if err := f.Backend.Delete(tctx(t), format.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
 	fresh := objstore.New(f.Backend, nil)
@@ -334,7 +335,7 @@ func testRetryWhileManifestLost(t *testing.T, s *objstore.Store, f *faulty) {
 	var saved string
 	ue := landedUnknown(t, s, f, errInjected, func() {
 		saved = rawManifest(t, f, "d")
-		if err := f.Backend.Delete(context.Background(), objstore.ManifestKey("d")); err != nil {
+		if err := f.Backend.Delete(context.Background(), format.ManifestKey("d")); err != nil {
 			t.Error(err)
 		}
 	})

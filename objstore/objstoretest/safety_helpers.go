@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -93,7 +94,7 @@ func (f *faulty) clear() {
 // rawManifest returns the bytes of domain's manifest as stored.
 func rawManifest(t *testing.T, f *faulty, domain string) string {
 	t.Helper()
-	rc, _, err := f.Backend.Get(tctx(t), objstore.ManifestKey(domain), driver.GetOptions{})
+	rc, _, err := f.Backend.Get(tctx(t), format.ManifestKey(domain), driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func rawManifest(t *testing.T, f *faulty, domain string) string {
 // behind every Store's back.
 func overwriteManifest(t *testing.T, f *faulty, domain, data string) {
 	t.Helper()
-	if _, err := f.Backend.Put(tctx(t), objstore.ManifestKey(domain), strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
+	if _, err := f.Backend.Put(tctx(t), format.ManifestKey(domain), strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

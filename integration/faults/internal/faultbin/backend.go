@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -97,7 +98,7 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 		return false
 	}
 	domain := strings.TrimSuffix(key, "/_fence/manifest.json")
-	m, err := objstore.DecodeManifest(domain, key, body)
+	m, err := format.Decode(domain, key, body)
 	if err != nil || m.Last.Puts+m.Last.Deletes == 0 {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -90,7 +91,7 @@ func collectUnnamed(ctx context.Context, store *objstore.Store, b driver.Backend
 		named[v.Object] = true
 	}
 	var doomed []string
-	err = b.List(ctx, objstore.VersionPrefix(domain), func(o driver.ObjectInfo) error {
+	err = b.List(ctx, format.VersionPrefix(domain), func(o driver.ObjectInfo) error {
 		st[spec.GCScanned]++
 		if named[o.Key] {
 			st[spec.GCLive]++

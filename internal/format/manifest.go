@@ -1,4 +1,4 @@
-package objstore
+package format
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/fencedstore/fence/rules"
 )
 
 // Manifest format tags. A reader that meets any other tag refuses the
@@ -15,12 +17,12 @@ import (
 // has no shards, so builds that read only v1 keep working on small
 // domains; it becomes v2 once its keys are folded into shards.
 const (
-	ManifestFormatV1 = "fence.manifest/v1"
-	ManifestFormatV2 = "fence.manifest/v2"
+	ManifestV1 = "fence.manifest/v1"
+	ManifestV2 = "fence.manifest/v2"
 )
 
-// maxManifestSize bounds how much of a manifest object is read.
-const maxManifestSize = 256 << 20
+// MaxManifestSize bounds how much of a manifest or shard object is read.
+const MaxManifestSize = 256 << 20
 
 // Manifest is the decoded state of one domain: the highest accepted token,
 // the current version of every live key, and a bounded log of recent
@@ -35,14 +37,14 @@ type Manifest struct {
 	// Raised is the log entry of the commit that raised Highest to its
 	// current value: the acquisition that owns the token. A fence at a
 	// token equal to Highest succeeds only for that commit. Manifests
-	// written before this field existed lack it (see raisedBy).
+	// written before this field existed lack it (see RaisedBy).
 	Raised LogEntry `json:"raised_by,omitzero"`
 	// Keys holds every live key when Shards is empty (format v1). With
 	// shards (format v2) it is an overlay of recent changes on top of
 	// them, where a Deleted entry is a tombstone.
 	Keys   map[string]Entry `json:"keys"`
 	Shards []ShardRef       `json:"shards,omitempty"`
-	Log    []LogEntry       `json:"log"` // oldest first, at most Options.LogLimit
+	Log    []LogEntry       `json:"log"` // oldest first, at most the store's LogLimit
 }
 
 // Entry is the current version of one live key.
@@ -73,16 +75,16 @@ type LogEntry struct {
 	Attempt string `json:"attempt,omitempty"`
 }
 
-// attempt returns the suffix of the objects the landed attempt wrote.
-func (e LogEntry) attempt() string {
+// AttemptID returns the suffix of the objects the landed attempt wrote.
+func (e LogEntry) AttemptID() string {
 	if e.Attempt != "" {
 		return e.Attempt
 	}
 	return e.ID
 }
 
-// clone returns a deep copy of m, for callers who may modify it.
-func (m *Manifest) clone() *Manifest {
+// Clone returns a deep copy of m, for callers who may modify it.
+func (m *Manifest) Clone() *Manifest {
 	c := *m
 	c.Keys = maps.Clone(m.Keys)
 	c.Shards = slices.Clone(m.Shards)
@@ -90,8 +92,8 @@ func (m *Manifest) clone() *Manifest {
 	return &c
 }
 
-// hasCommit reports whether the log records commit id.
-func (m *Manifest) hasCommit(id string) (LogEntry, bool) {
+// HasCommit reports whether the log records commit id.
+func (m *Manifest) HasCommit(id string) (LogEntry, bool) {
 	for i := len(m.Log) - 1; i >= 0; i-- {
 		if m.Log[i].ID == id {
 			return m.Log[i], true
@@ -100,11 +102,11 @@ func (m *Manifest) hasCommit(id string) (LogEntry, bool) {
 	return LogEntry{}, false
 }
 
-// raisedBy returns the log entry of the commit that raised the domain's
+// RaisedBy returns the log entry of the commit that raised the domain's
 // highest token to its current value. ok is false when the manifest cannot
 // tell (one written before raised_by existed, whose log no longer holds
 // that commit).
-func (m *Manifest) raisedBy() (e LogEntry, ok bool) {
+func (m *Manifest) RaisedBy() (e LogEntry, ok bool) {
 	if m.Raised.ID != "" && m.Raised.Token == m.Highest {
 		return m.Raised, true
 	}
@@ -116,40 +118,41 @@ func (m *Manifest) raisedBy() (e LogEntry, ok bool) {
 	return LogEntry{}, false
 }
 
-// covers reports whether the log still holds every commit after seq, so
+// Covers reports whether the log still holds every commit after seq, so
 // that the absence of an id from it proves the commit was not applied
 // after seq.
-func (m *Manifest) covers(seq uint64) bool {
+func (m *Manifest) Covers(seq uint64) bool {
 	if m.Seq <= seq {
 		return true
 	}
 	return len(m.Log) > 0 && m.Log[0].Seq <= seq+1
 }
 
-// overlayVersion looks key up in the manifest itself. found reports
-// whether the manifest decides the key without reading a shard: the key
-// is there (live, or a tombstone: ok false), or the manifest has no
-// shards.
-func (m *Manifest) overlayVersion(key string) (v Version, ok, found bool) {
+// Overlay looks key up in the manifest itself. decided reports whether
+// the manifest decides the key without reading a shard: the key is there
+// (live, or a tombstone: ok false), or the manifest has no shards.
+func (m *Manifest) Overlay(key string) (e Entry, ok, decided bool) {
 	e, in := m.Keys[key]
 	switch {
 	case in && e.Deleted:
-		return Version{}, false, true
+		return Entry{}, false, true
 	case in:
-		return e.version(key), true, true
+		return e, true, true
 	default:
-		return Version{}, false, len(m.Shards) == 0
+		return Entry{}, false, len(m.Shards) == 0
 	}
 }
 
-func (e Entry) version(key string) Version {
-	return Version{Key: key, Object: e.Version, Size: e.Size, SHA256: e.SHA256, Token: e.Token, Committed: e.Committed}
-}
+// NeedsFold reports whether m's overlay has outgrown its bound, so that
+// the commit that writes m must fold it into shards first.
+func (m *Manifest) NeedsFold() bool { return len(m.Keys) > OverlayLimit }
 
-// next returns a copy of m with one commit applied. It does not modify m.
-func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[string]Entry, deletes []string, logLimit int) *Manifest {
+// Next returns a copy of m with one commit applied: the commit entry at
+// token putting puts (their Committed is set to entry.Time) and deleting
+// deletes, with the log trimmed to logLimit entries. It does not modify m.
+func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[string]Entry, deletes []string, logLimit int) *Manifest {
 	n := &Manifest{
-		Format:  ManifestFormatV1,
+		Format:  ManifestV1,
 		Domain:  domain,
 		Highest: max(m.Highest, token),
 		Seq:     m.Seq + 1,
@@ -182,29 +185,29 @@ func (m *Manifest) next(domain string, token uint64, entry LogEntry, puts map[st
 	return n
 }
 
-// EncodeManifest returns m's canonical encoding: compact JSON, one line,
-// format v1 when m has no shards and v2 otherwise.
-func EncodeManifest(m *Manifest) ([]byte, error) {
+// Encode returns m's canonical encoding: compact JSON, one line, format
+// v1 when m has no shards and v2 otherwise. It sets m.Format.
+func Encode(m *Manifest) ([]byte, error) {
 	if len(m.Shards) == 0 {
-		m.Format = ManifestFormatV1
+		m.Format = ManifestV1
 	} else {
-		m.Format = ManifestFormatV2
+		m.Format = ManifestV2
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("objstore: encode manifest of %q: %w", m.Domain, err)
+		return nil, fmt.Errorf("encode manifest of %q: %w", m.Domain, err)
 	}
 	return append(data, '\n'), nil
 }
 
-// DecodeManifest decodes and checks the manifest stored at objectKey for
-// domain. Anything it cannot fully trust is a *CorruptManifestError: an
-// empty object, bad JSON, an unknown format, another domain's manifest, a
-// highest token of 0 or out of range, or an entry that contradicts the
-// rest. A manifest is never read as empty or as token 0.
-func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
+// Decode decodes and checks the manifest stored at objectKey for domain.
+// Anything it cannot fully trust is a *CorruptError: an empty object, bad
+// JSON, an unknown format, another domain's manifest, a highest token of 0
+// or out of range, or an entry that contradicts the rest. A manifest is
+// never read as empty or as token 0.
+func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 	bad := func(reason string, err error) error {
-		return &CorruptManifestError{Key: objectKey, Reason: reason, Err: err}
+		return &CorruptError{Key: objectKey, Reason: reason, Err: err}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, bad("object is empty", nil)
@@ -215,8 +218,8 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, bad("not a JSON manifest", err)
 	}
-	if probe.Format != ManifestFormatV1 && probe.Format != ManifestFormatV2 {
-		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q and %q)", probe.Format, ManifestFormatV1, ManifestFormatV2), nil)
+	if probe.Format != ManifestV1 && probe.Format != ManifestV2 {
+		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q and %q)", probe.Format, ManifestV1, ManifestV2), nil)
 	}
 	m := new(Manifest)
 	if err := json.Unmarshal(data, m); err != nil {
@@ -225,8 +228,8 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 	if m.Domain != domain {
 		return nil, bad(fmt.Sprintf("records domain %q, expected %q", m.Domain, domain), nil)
 	}
-	if m.Highest == 0 || m.Highest > MaxToken {
-		return nil, bad(fmt.Sprintf("highest_token %d is outside 1..%d", m.Highest, uint64(MaxToken)), nil)
+	if m.Highest == 0 || m.Highest > rules.MaxToken {
+		return nil, bad(fmt.Sprintf("highest_token %d is outside 1..%d", m.Highest, uint64(rules.MaxToken)), nil)
 	}
 	if m.Seq == 0 {
 		return nil, bad("seq is 0", nil)
@@ -235,9 +238,9 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 		m.Keys = map[string]Entry{}
 	}
 	switch {
-	case m.Format == ManifestFormatV1 && len(m.Shards) > 0:
+	case m.Format == ManifestV1 && len(m.Shards) > 0:
 		return nil, bad("a v1 manifest has shards", nil)
-	case m.Format == ManifestFormatV2 && len(m.Shards) == 0:
+	case m.Format == ManifestV2 && len(m.Shards) == 0:
 		return nil, bad("a v2 manifest has no shards", nil)
 	}
 	if reason := validateShardRefs(domain, m.Shards); reason != "" {
@@ -266,7 +269,7 @@ func DecodeManifest(domain, objectKey string, data []byte) (*Manifest, error) {
 // token. It returns a reason, and the underlying error if any, when the
 // entry cannot be trusted.
 func checkEntry(domain string, highest uint64, k string, e Entry) (string, error) {
-	if err := ValidateKey(k); err != nil {
+	if err := rules.ValidateKey(k); err != nil {
 		return fmt.Sprintf("live key %q is invalid", k), err
 	}
 	if e.Token == 0 || e.Token > highest {

@@ -1,15 +1,17 @@
-package objstore
+package format
 
 import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/fencedstore/fence/rules"
 )
 
 // FuzzDecodeManifest: the decoder never panics, refuses with a
-// *CorruptManifestError, and whatever it accepts re-encodes to a manifest
+// *CorruptError, and whatever it accepts re-encodes to a manifest
 // it accepts again, unchanged.
-func FuzzDecodeManifest(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":42,"seq":2,"last_commit":{"seq":2,"id":"ab","token":42},"keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","token":42}},"log":[{"seq":1,"id":"aa","token":41},{"seq":2,"id":"ab","token":42}]}`))
 	f.Add([]byte(`{"format":"fence.manifest/v2","domain":"d","highest_token":3,"seq":9,"keys":{"gone":{"version":"","size":0,"sha256":"","token":3,"deleted":true}},"shards":[{"prefix":"0","object":"d/_fence/s/9cdc59ac357a8e83afe0861384ef840b20b92715009119f7692d3f837aa33a41.json","count":300},{"prefix":"1","object":"d/_fence/s/5be08c9684a1d25efcee09318204824278b08bbfb4aef973ffefd0b9d7478313.json","count":290}],"log":[]}`))
 	f.Add([]byte(``))
@@ -17,22 +19,22 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":0,"seq":1}`))
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":18446744073709551615,"seq":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := DecodeManifest("d", "d/_fence/manifest.json", data)
+		m, err := Decode("d", "d/_fence/manifest.json", data)
 		if err != nil {
-			var ce *CorruptManifestError
+			var ce *CorruptError
 			if !errors.As(err, &ce) || ce.Key != "d/_fence/manifest.json" {
-				t.Fatalf("error %v is not a corrupt-manifest error naming the object", err)
+				t.Fatalf("error %v is not a *CorruptError naming the object", err)
 			}
 			return
 		}
 		if m.Highest == 0 {
 			t.Fatal("accepted a manifest with highest token 0")
 		}
-		enc, err := EncodeManifest(m)
+		enc, err := Encode(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m2, err := DecodeManifest("d", "d/_fence/manifest.json", enc)
+		m2, err := Decode("d", "d/_fence/manifest.json", enc)
 		if err != nil {
 			t.Fatalf("re-encoded manifest refused: %v", err)
 		}
@@ -49,15 +51,15 @@ func FuzzValidateKey(f *testing.F) {
 		f.Add(s, uint64(42))
 	}
 	f.Fuzz(func(t *testing.T, key string, token uint64) {
-		err := ValidateKey(key)
+		err := rules.ValidateKey(key)
 		if err != nil {
-			var ie *InvalidError
+			var ie *rules.InvalidError
 			if !errors.As(err, &ie) || ie.What != "key" {
-				t.Fatalf("ValidateKey(%q) = %v, want an *InvalidError about the key", key, err)
+				t.Fatalf("rules.ValidateKey(%q) = %v, want an *rules.InvalidError about the key", key, err)
 			}
 			return
 		}
-		if ValidateToken(token) != nil {
+		if rules.ValidateToken(token) != nil {
 			return
 		}
 		vk := VersionKey("dom/ain", key, token, "abc123")
@@ -86,7 +88,7 @@ func FuzzParseVersionKey(f *testing.F) {
 }
 
 // FuzzDecodeShard: decoding a shard never panics, refuses with a
-// *CorruptManifestError naming the shard, and whatever it accepts holds
+// *CorruptError naming the shard, and whatever it accepts holds
 // only valid live keys of the named prefix, and re-encodes to the same
 // content address.
 func FuzzDecodeShard(f *testing.F) {
@@ -107,12 +109,12 @@ func FuzzDecodeShard(f *testing.F) {
 	}
 	m := &Manifest{Domain: "d", Highest: 100}
 	f.Fuzz(func(t *testing.T, data []byte, prefix string, count int) {
-		ref := ShardRef{Prefix: prefix, Object: shardObject(m.Domain, 7, "fuzz", data), Count: count}
-		d, err := decodeShard(m, ref, data)
+		ref := ShardRef{Prefix: prefix, Object: ShardObject(m.Domain, 7, "fuzz", data), Count: count}
+		d, err := DecodeShard(m, ref, data)
 		if err != nil {
-			var ce *CorruptManifestError
+			var ce *CorruptError
 			if !errors.As(err, &ce) || ce.Key != ref.Object {
-				t.Fatalf("error %v is not a corrupt-manifest error naming the shard", err)
+				t.Fatalf("error %v is not a *CorruptError naming the shard", err)
 			}
 			return
 		}
@@ -120,17 +122,17 @@ func FuzzDecodeShard(f *testing.F) {
 			t.Fatalf("accepted a shard that does not match its reference: %+v, %+v", d, ref)
 		}
 		for k, e := range d.Keys {
-			if ValidateKey(k) != nil || e.Deleted || e.Token == 0 || e.Token > m.Highest {
+			if rules.ValidateKey(k) != nil || e.Deleted || e.Token == 0 || e.Token > m.Highest {
 				t.Fatalf("accepted an entry the manifest could not hold: %q %+v", k, e)
 			}
 		}
 		// A shard is written in its canonical encoding; that encoding
 		// decodes to the same shard under its own address.
-		enc, err := encodeShard(d)
+		enc, ref2, err := EncodeShard(d, 7, "fuzz")
 		if err != nil {
 			t.Fatal(err)
 		}
-		d2, err := decodeShard(m, ShardRef{Prefix: prefix, Object: shardObject(m.Domain, 7, "fuzz", enc), Count: count}, enc)
+		d2, err := DecodeShard(m, ref2, enc)
 		if err != nil {
 			t.Fatalf("canonical encoding refused: %v", err)
 		}

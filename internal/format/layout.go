@@ -1,4 +1,4 @@
-package objstore
+package format
 
 import (
 	"fmt"
@@ -14,29 +14,32 @@ import (
 //
 //	<domain>/_fence/manifest.json                       the manifest
 //	<domain>/_fence/lease.json                          bucket-lease record
+//	<domain>/_fence/floor.json                          floor marker
 //	<domain>/_fence/v/<key>@<20-digit token>-<suffix>   write-once versions
+//	<domain>/_fence/s/<token>-<attempt>-<sha256>.json   shards
 //
 // Zero-padding the token makes lexical order equal token order.
 const (
-	systemDir    = "/" + rules.Reserved + "/"
-	versionDir   = systemDir + "v/"
+	// SystemDir is the segment between a domain and fence's own objects.
+	SystemDir    = "/" + rules.Reserved + "/"
+	versionDir   = SystemDir + "v/"
+	shardDir     = SystemDir + "s/"
 	manifestName = "manifest.json"
+	floorName    = "floor.json"
 	tokenDigits  = rules.TokenDigits
-	// MaxKeyLen is the longest key or domain accepted, in bytes.
-	MaxKeyLen = rules.MaxKeyLen
-	// MaxToken is the largest token accepted.
-	MaxToken = rules.MaxToken
 )
 
 // ManifestKey returns the object key of domain's manifest.
-func ManifestKey(domain string) string { return domain + systemDir + manifestName }
+func ManifestKey(domain string) string { return domain + SystemDir + manifestName }
 
-// SystemKey returns the object key of one of fence's own objects for
-// domain, such as the bucket-lease record ("lease.json").
-func SystemKey(domain, name string) string { return rules.SystemKey(domain, name) }
+// FloorKey returns the object key of domain's floor marker.
+func FloorKey(domain string) string { return rules.SystemKey(domain, floorName) }
 
 // VersionPrefix returns the prefix under which domain's versions live.
 func VersionPrefix(domain string) string { return domain + versionDir }
+
+// ShardPrefix returns the prefix under which domain's shards live.
+func ShardPrefix(domain string) string { return domain + shardDir }
 
 // VersionKey returns the write-once object key of one version.
 func VersionKey(domain, key string, token uint64, suffix string) string {
@@ -47,7 +50,7 @@ func VersionKey(domain, key string, token uint64, suffix string) string {
 // rejects anything VersionKey could not have produced.
 func ParseVersionKey(objectKey string) (domain, key string, token uint64, suffix string, err error) {
 	bad := func(reason string) error {
-		return &InvalidError{What: "version key", Value: objectKey, Reason: reason}
+		return &rules.InvalidError{What: "version key", Value: objectKey, Reason: reason}
 	}
 	i := strings.Index(objectKey, versionDir)
 	if i <= 0 {
@@ -72,22 +75,24 @@ func ParseVersionKey(objectKey string) (domain, key string, token uint64, suffix
 	if perr != nil {
 		return "", "", 0, "", bad("token out of range")
 	}
-	if err := validSuffix(suffix); err != "" {
+	if err := ValidSuffix(suffix); err != "" {
 		return "", "", 0, "", bad(err)
 	}
-	if err := ValidateDomain(domain); err != nil {
+	if err := rules.ValidateDomain(domain); err != nil {
 		return "", "", 0, "", err
 	}
-	if err := ValidateKey(key); err != nil {
+	if err := rules.ValidateKey(key); err != nil {
 		return "", "", 0, "", err
 	}
-	if err := ValidateToken(token); err != nil {
+	if err := rules.ValidateToken(token); err != nil {
 		return "", "", 0, "", err
 	}
 	return domain, key, token, suffix, nil
 }
 
-func validSuffix(s string) string {
+// ValidSuffix returns why s cannot be the suffix of an object name (a
+// commit or attempt id), or "" when it can.
+func ValidSuffix(s string) string {
 	if s == "" || len(s) > 64 {
 		return "suffix must be 1 to 64 characters"
 	}
@@ -98,15 +103,3 @@ func validSuffix(s string) string {
 	}
 	return ""
 }
-
-// ValidateKey reports whether key can name an object in a domain
-// (rules.ValidateKey).
-func ValidateKey(key string) error { return rules.ValidateKey(key) }
-
-// ValidateDomain reports whether domain can name an ownership domain
-// (rules.ValidateDomain).
-func ValidateDomain(domain string) error { return rules.ValidateDomain(domain) }
-
-// ValidateToken reports whether token is in the accepted range
-// 1..MaxToken (rules.ValidateToken).
-func ValidateToken(token uint64) error { return rules.ValidateToken(token) }
