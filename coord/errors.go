@@ -28,7 +28,36 @@ var (
 	// ErrCorruptRecord: a lease record cannot be decoded; nothing is
 	// written over it. Its *CorruptRecordError names the record.
 	ErrCorruptRecord = errors.New("coord: corrupt lease record")
+	// ErrOutcomeUnknown: a change to a lease record may or may not have
+	// applied (its reply was lost, or the store answered ambiguously), and
+	// reading the record back could not tell before the operation ended.
+	// Its *UnknownOutcomeError says which operation. After an acquire,
+	// take the lease again (the token, if one was issued, is spent); after
+	// a renew, treat the lease as lost; a release that ends this way
+	// leaves the lease to expire.
+	ErrOutcomeUnknown = errors.New("coord: outcome unknown")
 )
+
+// UnknownOutcomeError reports a change to a lease record whose outcome
+// could not be settled.
+type UnknownOutcomeError struct {
+	Op     string // "acquire", "renew" or "release"
+	Domain string
+	// Ambiguous is the write's error that may hide a change that applied;
+	// Err is why reading back did not settle it.
+	Ambiguous, Err error
+}
+
+func (e *UnknownOutcomeError) Error() string {
+	return fmt.Sprintf("coord: %s %q: outcome unknown: a change may have applied (%v), and reading the record back did not tell: %v", e.Op, e.Domain, e.Ambiguous, e.Err)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true.
+func (e *UnknownOutcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// Unwrap returns both errors, so that errors.Is sees, for example, the
+// context's end.
+func (e *UnknownOutcomeError) Unwrap() []error { return []error{e.Ambiguous, e.Err} }
 
 // HeldError names the holder of a live lease.
 type HeldError struct {

@@ -9,9 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fencedstore/fence/internal/backoff"
 	"github.com/fencedstore/fence/internal/format"
-	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Commit publishes changes to domain atomically under token: either every
@@ -221,69 +219,6 @@ func (c *commit) decide(m *format.Manifest) (res CommitResult, err error, done b
 		return CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
 	}
 	return CommitResult{}, nil, false
-}
-
-// publish writes the manifest that applies c on top of m, re-reading and
-// deciding again (see decide) until the write lands, the domain is
-// fenced, or ctx ends. Every failed write may have landed: a timeout or a
-// 5xx says nothing, and a 412, 404 or 409 may be the answer to a retry, by
-// the SDK or a proxy, of a write that landed before its reply was lost.
-func (c *commit) publish(ctx context.Context, m *format.Manifest, etag string) (CommitResult, error) {
-	s := c.s
-	bo := new(backoff.Backoff)
-	for first := true; ; first = false {
-		if m != nil && !first {
-			if res, err, done := c.decide(m); done {
-				return res, err
-			}
-		}
-		base := m
-		if base == nil {
-			base = &format.Manifest{}
-		}
-		entry := format.LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
-		if c.attempt != c.id {
-			entry.Attempt = c.attempt
-		}
-		next := base.Next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
-		if next.NeedsFold() {
-			folded, err := c.fold(ctx, next)
-			if err != nil {
-				return CommitResult{}, c.fail(err)
-			}
-			next = folded
-		}
-		_, err := s.putManifest(ctx, next, etag)
-		if err == nil {
-			return c.result(next, next.Last, false), nil
-		}
-		if !c.uncertain || base.Seq < c.uncBase {
-			c.uncBase = base.Seq
-		}
-		c.uncertain, c.lastErr = true, err
-		c.pending, c.pendingBase = true, base.Seq
-		switch {
-		case errors.Is(err, driver.ErrPreconditionFailed):
-			// Another commit landed first, or (after a retry underneath
-			// us) our own did: read again and decide.
-			s.opts.Logger.Debug("objstore: manifest changed, re-reading", "domain", c.domain, "commit", c.id)
-		case errors.Is(err, driver.ErrConflict):
-			s.opts.Logger.Debug("objstore: conditional write conflict, backing off", "domain", c.domain, "commit", c.id)
-			if werr := bo.Wait(ctx); werr != nil {
-				return CommitResult{}, c.unknown(fmt.Errorf("%w (last error: %w)", werr, err))
-			}
-		default:
-			s.opts.Logger.Warn("objstore: manifest write outcome ambiguous, reading back", "domain", c.domain, "commit", c.id, "err", err)
-			if werr := bo.Wait(ctx); werr != nil {
-				return CommitResult{}, c.unknown(err)
-			}
-		}
-		var rerr error
-		m, etag, rerr = s.loadManifest(ctx, c.domain)
-		if rerr != nil {
-			return CommitResult{}, c.fail(rerr)
-		}
-	}
 }
 
 // fail returns err, or an unknown-outcome error when an earlier write may

@@ -126,26 +126,3 @@ func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string)
 	}
 	return nil
 }
-
-// putManifest writes m conditionally: If-Match etag, or If-None-Match when
-// etag is empty (the domain has no manifest yet).
-func (s *Store) putManifest(ctx context.Context, m *format.Manifest, etag string) (string, error) {
-	data, err := format.Encode(m)
-	if err != nil {
-		return "", fmt.Errorf("objstore: %w", err)
-	}
-	opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: "application/json"}
-	if etag == "" {
-		opts.Mode = driver.Create{}
-	}
-	info, err := s.b.Put(ctx, format.ManifestKey(m.Domain), bytes.NewReader(data), int64(len(data)), opts)
-	if err != nil {
-		return "", err
-	}
-	s.seen.note(m)
-	s.cache.put(m.Domain, m, info.ETag)
-	if etag == "" {
-		s.writeFloor(ctx, m)
-	}
-	return info.ETag, nil
-}

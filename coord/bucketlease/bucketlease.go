@@ -1,9 +1,7 @@
 package bucketlease
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -139,81 +137,6 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 		return coord.State{}, err
 	}
 	return coord.State{Domain: domain, Holder: r.Holder, Token: r.Token, Expires: r.Expires}, nil
-}
-
-// decideFunc returns the record to write in place of cur (the zero record
-// when there is none), or an error that ends the update.
-type decideFunc func(cur record, now time.Time) (record, error)
-
-// update is the read-decide-write loop behind every change: read the
-// record and its ETag, decide, write with If-Match (If-None-Match when
-// there is no record). A lost race (412) re-reads and
-// decides again; a conflict (409) backs off first. Any other write error
-// may hide a write that landed: the loop re-reads, and the write counts
-// as done if the record carries this update's attempt id.
-func (c *Coordinator) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
-	if !c.skipProbe {
-		// Prove the backend honours conditional writes before the first
-		// write to it (once per location and process).
-		if err := driver.Probe(ctx, c.b); err != nil {
-			return record{}, fmt.Errorf("bucketlease: %s %q: %w", op, domain, err)
-		}
-	}
-	key := rules.SystemKey(domain, RecordName)
-	attempt := rand.Text()
-	var (
-		bo        backoff.Backoff
-		ambiguous error // the last write error that may hide a success
-	)
-	fail := func(err error) (record, error) {
-		if ambiguous != nil {
-			return record{}, fmt.Errorf("bucketlease: %s %q: outcome unknown: a write to %q may have landed (%w), and reading it back failed: %w", op, domain, key, ambiguous, err)
-		}
-		return record{}, err
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return fail(fmt.Errorf("bucketlease: %s %q: %w", op, domain, err))
-		}
-		cur, etag, err := c.read(ctx, domain, key)
-		if err != nil {
-			return fail(err)
-		}
-		if etag != "" && cur.Attempt == attempt {
-			return cur, nil // our ambiguous write landed
-		}
-		next, err := decide(cur, c.clock.Now())
-		if err != nil {
-			return record{}, err
-		}
-		next.Domain, next.Attempt = domain, attempt
-		data, err := encodeRecord(next)
-		if err != nil {
-			return record{}, err
-		}
-		opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: "application/json"}
-		if etag == "" {
-			opts.Mode = driver.Create{}
-		}
-		_, err = c.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
-		switch {
-		case err == nil:
-			return next, nil
-		case errors.Is(err, driver.ErrPreconditionFailed):
-			// Someone else wrote (or deleted) the record: decide again.
-		case errors.Is(err, driver.ErrConflict):
-			if werr := bo.Wait(ctx); werr != nil {
-				return fail(fmt.Errorf("bucketlease: %s %q: %w after write conflicts: %w", op, domain, werr, err))
-			}
-		case errors.Is(err, driver.ErrNotFound):
-			return record{}, fmt.Errorf("bucketlease: %s %q: write %q: %w", op, domain, key, err)
-		default:
-			ambiguous = err
-			if werr := bo.Wait(ctx); werr != nil {
-				return fail(werr)
-			}
-		}
-	}
 }
 
 // read returns domain's record and its ETag, or the zero record and ""

@@ -298,7 +298,7 @@ func TestPutsOutcomeUnknown(t *testing.T) {
 	cctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, err := c.TryAcquire(cctx, coord.Request{Domain: domain, Holder: "A", TTL: ttl})
-	if err == nil || !strings.Contains(err.Error(), "outcome unknown") {
+	if !errors.Is(err, coord.ErrOutcomeUnknown) {
 		t.Fatalf("TryAcquire = %v; want outcome unknown", err)
 	}
 }

@@ -28,8 +28,8 @@
 // the coordinator reads the record back and counts the write as done if
 // it carries the write's attempt id. When that cannot be settled before
 // the caller's context ends or the retries run out (10 pauses, about 4 s)
-// the error says "outcome unknown": an acquisition may then have landed,
-// and its lease simply expires. No call has a deadline of its own; the
+// the error is a *coord.UnknownOutcomeError (coord.ErrOutcomeUnknown): an
+// acquisition may then have landed, and its lease simply expires. No call has a deadline of its own; the
 // backend's per-request timeouts bound each round trip.
 //
 // # Corrupt records

@@ -43,7 +43,7 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 	)
 	fail := func(err error) (coord.Lease, error) {
 		if unsure != nil {
-			return coord.Lease{}, fmt.Errorf("dynamocoord: acquire %q: outcome unknown: an update may have applied (%w), and reading the item back did not tell: %w", req.Domain, unsure, err)
+			return coord.Lease{}, &coord.UnknownOutcomeError{Op: "acquire", Domain: req.Domain, Ambiguous: unsure, Err: err}
 		}
 		return coord.Lease{}, err
 	}

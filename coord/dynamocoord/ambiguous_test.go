@@ -208,7 +208,7 @@ func TestAcquireOutcomeUnknown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	_, err := c.TryAcquire(ctx, request())
-	if err == nil || !strings.Contains(err.Error(), "outcome unknown") {
+	if !errors.Is(err, coord.ErrOutcomeUnknown) {
 		t.Fatalf("TryAcquire = %v; want an error saying the outcome is unknown", err)
 	}
 	var ise *types.InternalServerError
@@ -221,7 +221,7 @@ func TestAcquireOutcomeUnknown(t *testing.T) {
 func TestAcquireFinalError(t *testing.T) {
 	f, c := newFake(t, step{err: errDenied})
 	_, err := c.TryAcquire(t.Context(), request())
-	if err == nil || strings.Contains(err.Error(), "outcome unknown") || f.updates != 1 {
+	if err == nil || errors.Is(err, coord.ErrOutcomeUnknown) || f.updates != 1 {
 		t.Fatalf("TryAcquire = %v after %d updates; want the refusal after 1", err, f.updates)
 	}
 }

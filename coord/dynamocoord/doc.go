@@ -26,8 +26,9 @@
 // Lease errors are coord's (coord.ErrLeaseHeld with a *coord.HeldError,
 // coord.ErrLeaseLost, coord.ErrInvalid, coord.ErrCorruptRecord). A
 // missing table matches ErrTableNotFound, a table with another key
-// ErrWrongSchema; errors.As reaches the SDK's error beneath. Outcomes that
-// cannot be resolved say "outcome unknown".
+// ErrWrongSchema; errors.As reaches the SDK's error beneath. An update
+// whose outcome cannot be settled is a *coord.UnknownOutcomeError
+// (coord.ErrOutcomeUnknown).
 //
 // # Configuration
 //

@@ -102,7 +102,7 @@ func (c *Coordinator) change(ctx context.Context, op string, l coord.Lease, buil
 	)
 	fail := func(err error) (item, error) {
 		if unsure != nil {
-			return item{}, fmt.Errorf("dynamocoord: %s %q (token %d): outcome unknown: an update may have applied (%w), and reading the item back did not tell: %w", op, l.Domain, l.Token, unsure, err)
+			return item{}, &coord.UnknownOutcomeError{Op: op, Domain: l.Domain, Ambiguous: unsure, Err: err}
 		}
 		return item{}, err
 	}

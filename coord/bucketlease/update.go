@@ -1,0 +1,85 @@
+package bucketlease
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/internal/cas"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
+)
+
+// decideFunc returns the record to write in place of cur (the zero record
+// when there is none), or an error that ends the update.
+type decideFunc func(cur record, now time.Time) (record, error)
+
+// update changes domain's record with the one conditional update that the
+// manifest uses too (internal/cas): read the record and its ETag, decide,
+// write with If-Match (If-None-Match when there is no record), and read
+// and decide again when the write fails. Every write carries a fresh
+// attempt id, so a write that failed but landed is recognised in the
+// record read back; one that cannot be settled ends with a
+// *coord.UnknownOutcomeError.
+func (c *Coordinator) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
+	if !c.skipProbe {
+		// Prove the backend honours conditional writes before the first
+		// write to it (once per location and process).
+		if err := driver.Probe(ctx, c.b); err != nil {
+			return record{}, fmt.Errorf("bucketlease: %s %q: %w", op, domain, err)
+		}
+	}
+	u := &recordUpdate{c: c, op: op, domain: domain, key: rules.SystemKey(domain, RecordName), attempt: rand.Text(), decide: decide}
+	cur, etag, err := c.read(ctx, domain, u.key)
+	if err != nil {
+		return record{}, err
+	}
+	err = cas.Run(ctx, c.b, cas.Update{Key: u.key, ContentType: "application/json"}, cas.Updater[record](u), cur, etag)
+	return u.next, err
+}
+
+// recordUpdate is one change's side of the conditional update of a lease
+// record.
+type recordUpdate struct {
+	c               *Coordinator
+	op, domain, key string
+	attempt         string
+	decide          decideFunc
+	next            record
+	ambiguous       error // the last write error that may hide a success
+}
+
+func (u *recordUpdate) Read(ctx context.Context) (record, string, error) {
+	return u.c.read(ctx, u.domain, u.key)
+}
+
+func (u *recordUpdate) Decide(_ context.Context, cur record) ([]byte, bool, error) {
+	if cur.Attempt == u.attempt {
+		u.next = cur // a write of ours that failed has landed
+		return nil, true, nil
+	}
+	next, err := u.decide(cur, u.c.clock.Now())
+	if err != nil {
+		return nil, true, err
+	}
+	next.Domain, next.Attempt = u.domain, u.attempt
+	data, err := encodeRecord(next)
+	if err != nil {
+		return nil, true, err
+	}
+	u.next = next
+	return data, false, nil
+}
+
+func (u *recordUpdate) Wrote(context.Context, string) {}
+
+func (u *recordUpdate) Failed(_ record, err error) { u.ambiguous = err }
+
+func (u *recordUpdate) Stop(err error) error {
+	if u.ambiguous != nil {
+		return &coord.UnknownOutcomeError{Op: u.op, Domain: u.domain, Ambiguous: u.ambiguous, Err: err}
+	}
+	return fmt.Errorf("bucketlease: %s %q: %w", u.op, u.domain, err)
+}
