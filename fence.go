@@ -64,7 +64,7 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 //  1. it reads the store's highest accepted token for domain and passes it
 //     to the coordinator as the floor, so that a coordinator whose records
 //     were wiped still issues a token above every token the store has seen;
-//  2. it takes the lease (coord.TakeLease, waiting if opts.Wait);
+//  2. it takes the lease (Coordinator.TakeLease, waiting if opts.Wait);
 //  3. unless opts.NoFence, it raises the domain's highest token to the new
 //     token with a data-less commit, so the previous holder's late writes
 //     are rejected from this moment, even before the new holder writes.
@@ -81,7 +81,7 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 // If fencing fails, the lease is released (best effort) and a
 // *TakeoverError names its token: a token the store cannot be fenced with
 // protects nothing.
-func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, opts *AcquireOptions) (*coord.Session, error) {
+func Acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, opts *AcquireOptions) (*coord.Session, error) {
 	var o AcquireOptions
 	if opts != nil {
 		o = *opts
@@ -104,12 +104,12 @@ func Acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, do
 }
 
 // acquire is steps 1 to 3.
-func acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, o AcquireOptions) (coord.Lease, error) {
+func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, o AcquireOptions) (coord.Lease, error) {
 	floor, err := store.Highest(ctx, domain)
 	if err != nil {
 		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
 	}
-	l, err := coord.TakeLease(ctx, c, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
+	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
 	if err != nil {
 		return coord.Lease{}, err
 	}
@@ -134,7 +134,7 @@ func acquire(ctx context.Context, store *objstore.Store, c coord.Coordinator, do
 }
 
 // release gives l back, best effort, even when ctx has ended.
-func release(ctx context.Context, c coord.Coordinator, l coord.Lease) {
+func release(ctx context.Context, c *coord.Coordinator, l coord.Lease) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	_ = c.Release(rctx, l)
 	cancel()
@@ -146,9 +146,9 @@ func release(ctx context.Context, c coord.Coordinator, l coord.Lease) {
 // has ended, can neither fence the real holder out nor create a domain
 // whose manifest the store lost. It costs one consistent read of c's
 // record per new token and Store.
-func Issuer(c coord.Coordinator) objstore.TokenIssuer { return issuer{c} }
+func Issuer(c *coord.Coordinator) objstore.TokenIssuer { return issuer{c} }
 
-type issuer struct{ c coord.Coordinator }
+type issuer struct{ c *coord.Coordinator }
 
 func (i issuer) LastIssued(ctx context.Context, domain string) (uint64, error) {
 	st, err := i.c.State(ctx, domain)

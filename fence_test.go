@@ -26,7 +26,7 @@ func TestAcquireResumesAboveStoreAndFences(t *testing.T) {
 	if _, err := store.Put(ctx, "d", "k", 41, strings.NewReader("A"), 1); err != nil {
 		t.Fatal(err)
 	}
-	wiped := bucketlease.New(memstore.New(), nil) // knows nothing of token 41
+	wiped := coord.New(bucketlease.New(memstore.New(), nil)) // knows nothing of token 41
 	sess, err := fence.Acquire(ctx, store, wiped, "d", &fence.AcquireOptions{Holder: "B"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestAcquireNoFence(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.New(memstore.New(), nil)
 	store.Put(ctx, "d", "k", 5, strings.NewReader("A"), 1)
-	sess, err := fence.Acquire(ctx, store, bucketlease.New(memstore.New(), nil), "d", &fence.AcquireOptions{NoFence: true})
+	sess, err := fence.Acquire(ctx, store, coord.New(bucketlease.New(memstore.New(), nil)), "d", &fence.AcquireOptions{NoFence: true})
 	if err != nil || sess.Lease().Token != 6 {
 		t.Fatalf("session %+v, %v", sess, err)
 	}
@@ -63,7 +63,7 @@ func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
 	store := objstore.New(mem, nil)
-	c := bucketlease.New(memstore.New(), nil)
+	c := coord.New(bucketlease.New(memstore.New(), nil))
 	store.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
 	mem.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
 		if call.Op == memstore.OpPut && call.Key == format.ManifestKey("d") {
@@ -95,7 +95,7 @@ func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
 	mem := memstore.New()
 	unsafe := drivertest.IgnoreConditions(mem)
 	store := objstore.New(unsafe, nil)
-	_, err := fence.Acquire(context.Background(), store, bucketlease.New(unsafe, nil), "d", nil)
+	_, err := fence.Acquire(context.Background(), store, coord.New(bucketlease.New(unsafe, nil)), "d", nil)
 	if !errors.Is(err, objstore.ErrUnsafeStore) {
 		t.Fatalf("err = %v, want ErrUnsafeStore", err)
 	}
@@ -114,9 +114,9 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 	if _, err := store.Put(ctx, "d", "k", 5, strings.NewReader("old"), -1); err != nil {
 		t.Fatal(err)
 	}
-	leases := bucketlease.New(mem, nil)
+	leases := coord.New(bucketlease.New(mem, nil))
 	var lb coord.Lease
-	wipe := coordtest.WipeAfterAcquire(leases, func() error {
+	wipe := coordtest.WipeAfterAcquire(leases.Driver(), func() error {
 		return mem.Delete(ctx, rules.SystemKey("d", bucketlease.RecordName))
 	}, func() {
 		sb, err := fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"})
@@ -126,7 +126,7 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 		}
 		lb = sb.Orphan()
 	})
-	_, err := fence.Acquire(ctx, store, wipe, "d", &fence.AcquireOptions{Holder: "A"})
+	_, err := fence.Acquire(ctx, store, coord.New(wipe), "d", &fence.AcquireOptions{Holder: "A"})
 	var fe *objstore.FencedError
 	var te *fence.TakeoverError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 || !errors.As(err, &te) || te.Token != 6 {
@@ -149,7 +149,7 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 func TestIssuerRefusesTokensNotIssued(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	leases := bucketlease.New(mem, nil)
+	leases := coord.New(bucketlease.New(mem, nil))
 	store := objstore.New(mem, &objstore.Options{Issuer: fence.Issuer(leases)})
 	if _, err := store.Put(ctx, "d", "k", 1, strings.NewReader("x"), -1); !errors.Is(err, objstore.ErrInvalid) {
 		t.Fatalf("put before any lease: %v, want refused", err)

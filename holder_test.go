@@ -15,15 +15,15 @@ import (
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
-// refusesRenewal is a coordinator that another holder has taken the
-// lease from, as far as renewals can tell.
-type refusesRenewal struct{ coord.Coordinator }
+// refusesRenewal is a driver that another holder has taken the lease
+// from, as far as renewals can tell.
+type refusesRenewal struct{ coord.Driver }
 
 func (refusesRenewal) Renew(_ context.Context, l coord.Lease, _ time.Duration) (coord.Lease, error) {
 	return coord.Lease{}, fmt.Errorf("test: renew %q: %w", l.Domain, coord.ErrLeaseLost)
 }
 
-func newHolder(t *testing.T, c coord.Coordinator, store *objstore.Store) *fence.Holder {
+func newHolder(t *testing.T, c *coord.Coordinator, store *objstore.Store) *fence.Holder {
 	t.Helper()
 	sess, err := fence.Acquire(t.Context(), store, c, "d", &fence.AcquireOptions{Holder: "A", TTL: 300 * time.Millisecond})
 	if err != nil {
@@ -39,7 +39,7 @@ func TestHolderWritesWithItsLease(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
 	store := objstore.New(mem, nil)
-	leases := bucketlease.New(mem, nil)
+	leases := coord.New(bucketlease.New(mem, nil))
 	h := newHolder(t, leases, store)
 	if h.Domain() != "d" || h.Token() != 1 {
 		t.Fatalf("holder of %q token %d", h.Domain(), h.Token())
@@ -75,7 +75,7 @@ func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
 	store := objstore.New(mem, nil)
-	h := newHolder(t, refusesRenewal{bucketlease.New(mem, nil)}, store)
+	h := newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	select {
 	case <-h.Session().Done():
 	case <-time.After(10 * time.Second):
@@ -90,7 +90,7 @@ func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 		t.Fatalf("put after the lease was lost made %d writes", n)
 	}
 
-	h = newHolder(t, bucketlease.New(memstore.New(), nil), objstore.New(memstore.New(), nil))
+	h = newHolder(t, coord.New(bucketlease.New(memstore.New(), nil)), objstore.New(memstore.New(), nil))
 	if err := h.Session().Release(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestHolderCommitEndsWithTheSession(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
 	store := objstore.New(mem, nil)
-	h := newHolder(t, refusesRenewal{bucketlease.New(mem, nil)}, store)
+	h := newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	if _, err := h.Put(ctx, "warm", strings.NewReader("x"), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -132,13 +132,13 @@ func TestHolderWriter(t *testing.T) {
 	ctx := t.Context()
 	mem := memstore.New()
 	store := objstore.New(mem, nil)
-	h := newHolder(t, bucketlease.New(mem, nil), store)
+	h := newHolder(t, coord.New(bucketlease.New(mem, nil)), store)
 	w := h.NewWriter(ctx, "report.csv")
 	fmt.Fprintln(w, "a,b")
 	if err := w.Close(); err != nil || w.Result().Token != h.Token() {
 		t.Fatalf("Close: %v, commit %+v", err, w.Result())
 	}
-	h = newHolder(t, refusesRenewal{bucketlease.New(mem, nil)}, store)
+	h = newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	w = h.NewWriter(ctx, "late.csv")
 	fmt.Fprintln(w, "c,d")
 	<-h.Session().Done()

@@ -38,7 +38,7 @@ func (r *runner) cleanup(ctx context.Context) Cleanup {
 		}
 	}
 	if len(r.dynamoItems) > 0 {
-		if dc, ok := r.coord.(*dynamocoord.Coordinator); ok && r.cfg.DynamoDB != nil {
+		if dc, ok := r.coord.Driver().(*dynamocoord.Driver); ok && r.cfg.DynamoDB != nil {
 			for _, d := range r.dynamoItems {
 				if err := deleteItem(ctx, r.cfg.DynamoDB, dc.Table(), d); err != nil {
 					errs = append(errs, err)

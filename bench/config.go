@@ -91,9 +91,9 @@ type Config struct {
 	Backend driver.Backend
 	// Coordinator is the lease coordinator to measure. Default: bucket
 	// leases kept in Backend, as when no coordinator URL is given.
-	Coordinator coord.Coordinator
+	Coordinator *coord.Coordinator
 	// DynamoDB is the client the bare UpdateItem baseline uses when
-	// Coordinator is a *dynamocoord.Coordinator (dynamocoord.NewClient
+	// Coordinator's driver is a *dynamocoord.Driver (dynamocoord.NewClient
 	// with the coordinator's endpoint and region). Without it the lease
 	// rows have no baseline, and the scratch lease item stays in the
 	// table.

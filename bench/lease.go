@@ -26,7 +26,7 @@ type bareWrite struct {
 }
 
 // leaseCase measures, against one bare conditional write:
-//   - a lease acquisition (coord.TakeLease, one attempt);
+//   - a lease acquisition (Coordinator.TakeLease, one attempt);
 //   - an acquisition plus its release;
 //   - the takeover fence.Acquire does (read the store's highest token,
 //     acquire above it, fence the store, start the session), with its
@@ -38,12 +38,12 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 		{ID: "lease/acquire+release", Name: "lease acquire + release", Metric: metricP50},
 		{ID: "lease/takeover", Name: "takeover (fence.Acquire)", Metric: metricP50},
 	}
-	if _, ok := r.coord.(*dynamocoord.Coordinator); ok {
+	if _, ok := r.coord.Driver().(*dynamocoord.Driver); ok {
 		r.dynamoItems = append(r.dynamoItems, domain)
 	}
 	bare, skip := r.bareWrite()
 	acquire := func(ctx context.Context) (coord.Lease, error) {
-		return coord.TakeLease(ctx, r.coord, domain, &coord.TakeOptions{Holder: leaseHolder, TTL: coord.DefaultTTL})
+		return r.coord.TakeLease(ctx, domain, &coord.TakeOptions{Holder: leaseHolder, TTL: coord.DefaultTTL})
 	}
 	var acq, acqRel, takeover, plain []time.Duration
 	n := r.cfg.Iterations
@@ -114,8 +114,8 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 // bareWrite returns the lease case's baseline for the coordinator, or
 // why there is none.
 func (r *runner) bareWrite() (bareWrite, string) {
-	switch c := r.coord.(type) {
-	case *dynamocoord.Coordinator:
+	switch c := r.coord.Driver().(type) {
+	case *dynamocoord.Driver:
 		if r.cfg.DynamoDB == nil {
 			return bareWrite{}, "no baseline: Config.DynamoDB is not set"
 		}
@@ -125,7 +125,7 @@ func (r *runner) bareWrite() (bareWrite, string) {
 			describe: "one conditional UpdateItem (counter increment, ALL_NEW) on a scratch item of the same table",
 			write:    func(ctx context.Context) error { return bareUpdate(ctx, r.cfg.DynamoDB, c.Table(), item) },
 		}, ""
-	case *bucketlease.Coordinator:
+	case *bucketlease.Driver:
 		p := r.plain
 		if c.Backend() != r.cfg.Backend {
 			p = plainFor(c.Backend())

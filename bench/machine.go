@@ -17,14 +17,14 @@ func describeBackend(b driver.Backend) string {
 	return b.Location()
 }
 
-func describeCoordinator(c coord.Coordinator) string {
-	switch c := c.(type) {
-	case *bucketlease.Coordinator:
-		return "bucket leases in " + describeBackend(c.Backend())
-	case *dynamocoord.Coordinator:
-		return "DynamoDB table " + c.Table()
+func describeCoordinator(c *coord.Coordinator) string {
+	switch d := c.Driver().(type) {
+	case *bucketlease.Driver:
+		return "bucket leases in " + describeBackend(d.Backend())
+	case *dynamocoord.Driver:
+		return "DynamoDB table " + d.Table()
 	}
-	return fmt.Sprintf("%T", c)
+	return fmt.Sprintf("%T", c.Driver())
 }
 
 func machine() Machine {

@@ -102,7 +102,7 @@ type runner struct {
 	out     io.Writer
 	store   *objstore.Store
 	plain   plain
-	coord   coord.Coordinator
+	coord   *coord.Coordinator
 	scratch string // "<Prefix>/<random>", no trailing slash
 	so      objstore.Options
 	par     int // upload parallelism
@@ -138,9 +138,9 @@ func newRunner(cfg Config, out io.Writer) *runner {
 		now:     time.Now,
 	}
 	if r.coord == nil {
-		r.coord = bucketlease.New(cfg.Backend, nil)
+		r.coord = coord.New(bucketlease.New(cfg.Backend, nil))
 	}
-	if bl, ok := r.coord.(*bucketlease.Coordinator); ok && bl.Backend() != cfg.Backend {
+	if bl, ok := r.coord.Driver().(*bucketlease.Driver); ok && bl.Backend() != cfg.Backend {
 		r.extra = append(r.extra, bl.Backend())
 	}
 	return r

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/miniostore"
@@ -81,7 +82,7 @@ func TestRunAgainstServers(t *testing.T) {
 
 // dynamoCoordinator returns a coordinator on a fresh dynalite table,
 // deleted when t ends, and its client.
-func dynamoCoordinator(t *testing.T, endpoint string) (*dynamocoord.Coordinator, *dynamodb.Client) {
+func dynamoCoordinator(t *testing.T, endpoint string) (*coord.Coordinator, *dynamodb.Client) {
 	t.Helper()
 	client, err := dynamocoord.NewClient(t.Context(), &dynamocoord.OpenOptions{Endpoint: endpoint, Region: "us-east-1"})
 	if err != nil {
@@ -106,11 +107,11 @@ func dynamoCoordinator(t *testing.T, endpoint string) (*dynamocoord.Coordinator,
 			t.Errorf("delete table %s: %v", table, err)
 		}
 	})
-	c, err := dynamocoord.New(client, table, nil)
+	d, err := dynamocoord.New(client, table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, client
+	return coord.New(d), client
 }
 
 // listBucket returns every key in bucket.

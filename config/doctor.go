@@ -131,21 +131,19 @@ func (d *doctor) run(ctx context.Context, storeLoc Location, coordLoc *Location)
 	if store != nil {
 		defer store.Close()
 	}
-	var c coord.Coordinator
+	var c *coord.Coordinator
 	switch {
 	case coordLoc == nil && store != nil:
 		d.add("coordinator reachable", StatusOK, "lease records kept in the store")
-		c = bucketlease.New(store, &bucketlease.Options{SkipProbe: d.opts.SkipProbe})
+		c = coord.New(bucketlease.New(store, &bucketlease.Options{SkipProbe: d.opts.SkipProbe}))
 	case coordLoc == nil:
 		d.add("coordinator reachable", StatusSkip, "lease records are kept in the store, which is not usable")
 	case coordLoc.Scheme == "dynamodb":
-		if dc := d.checkTable(ctx, *coordLoc); dc != nil {
-			c = dc
-		}
+		c = d.checkTable(ctx, *coordLoc)
 	default:
 		if lb := d.checkStore(ctx, *coordLoc, true); lb != nil {
 			defer lb.Close()
-			c = bucketlease.New(lb, &bucketlease.Options{SkipProbe: d.opts.SkipProbe})
+			c = coord.New(bucketlease.New(lb, &bucketlease.Options{SkipProbe: d.opts.SkipProbe}))
 		}
 	}
 	const name = "test acquisition and release"
@@ -219,7 +217,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 
 // checkTable runs the coordinator checks of a dynamodb:// URL and returns
 // the coordinator when its table is usable.
-func (d *doctor) checkTable(ctx context.Context, loc Location) coord.Coordinator {
+func (d *doctor) checkTable(ctx context.Context, loc Location) *coord.Coordinator {
 	const reach, table = "coordinator reachable", "table exists with the right schema"
 	cctx, cancel := d.timeout(ctx)
 	defer cancel()
@@ -231,7 +229,8 @@ func (d *doctor) checkTable(ctx context.Context, loc Location) coord.Coordinator
 	}
 	// A consistent read of the scratch domain's item: any answer from
 	// the server, even "no such table", shows it is reachable.
-	if _, err := r.dynamo.State(cctx, d.opts.Domain); err != nil && !reached(err) {
+	c := coord.New(r.dynamo)
+	if _, err := c.State(cctx, d.opts.Domain); err != nil && !reached(err) {
 		d.add(reach, StatusFail, "%s: %v", r.location, err)
 		d.add(table, StatusSkip, "not reachable")
 		return nil
@@ -242,12 +241,12 @@ func (d *doctor) checkTable(ctx context.Context, loc Location) coord.Coordinator
 		return nil
 	}
 	d.add(table, StatusOK, "%s: partition key \"domain\" (S), ACTIVE, no TTL", r.name)
-	return r.dynamo
+	return c
 }
 
 // acquire takes the scratch domain's lease, fencing the domain, and
 // releases it.
-func (d *doctor) acquire(ctx context.Context, name string, b driver.Backend, c coord.Coordinator) {
+func (d *doctor) acquire(ctx context.Context, name string, b driver.Backend, c *coord.Coordinator) {
 	holder := fmt.Sprintf("fence-doctor@%s/%d", hostname(), os.Getpid())
 	store := objstore.New(b, &objstore.Options{Holder: holder, SkipProbe: d.opts.SkipProbe})
 	cctx, cancel := d.timeout(ctx)

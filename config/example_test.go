@@ -28,7 +28,7 @@ func ExampleOpenCoordinator() {
 	}
 	defer config.CloseCoordinator(leases)
 
-	l, err := coord.TakeLease(ctx, leases, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
+	l, err := leases.TakeLease(ctx, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func parseStoreURL(rawURL string) (Location, error) {
 // When the coordinator opened a backend of its own, CloseCoordinator
 // closes it. Opening sends no request. Errors name the URL without
 // credentials.
-func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, opts *CoordinatorOptions) (coord.Coordinator, error) {
+func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, opts *CoordinatorOptions) (*coord.Coordinator, error) {
 	var o CoordinatorOptions
 	if opts != nil {
 		o = *opts
@@ -78,24 +78,24 @@ func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, o
 		if store == nil {
 			return nil, errors.New("config: no coordinator URL and no store to keep lease records in")
 		}
-		return bucketlease.New(store, leases), nil
+		return coord.New(bucketlease.New(store, leases)), nil
 	}
 	loc, err := ParseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	if loc.Scheme == "dynamodb" {
-		c, err := dynamocoord.Open(ctx, loc.Table, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
+		d, err := dynamocoord.Open(ctx, loc.Table, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
 		if err != nil {
 			return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 		}
-		return c, nil
+		return coord.New(d), nil
 	}
 	b, err := open(ctx, loc)
 	if err != nil {
 		return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 	}
-	return &ownedCoordinator{Coordinator: bucketlease.New(b, leases), b: b}, nil
+	return coord.New(&ownedDriver{Driver: bucketlease.New(b, leases), b: b}), nil
 }
 
 // CoordinatorOptions tunes OpenCoordinator. nil means defaults.
@@ -110,30 +110,29 @@ type CoordinatorOptions struct {
 // backend of its own (a store URL given as the coordinator). It returns
 // false for the default (records in the store, whose backend the caller
 // has) and for dynamodb:// coordinators.
-func LeaseBackend(c coord.Coordinator) (driver.Backend, bool) {
-	if oc, ok := c.(*ownedCoordinator); ok {
-		return oc.b, true
+func LeaseBackend(c *coord.Coordinator) (driver.Backend, bool) {
+	if od, ok := c.Driver().(*ownedDriver); ok {
+		return od.b, true
 	}
 	return nil, false
 }
 
 // CloseCoordinator closes the backend that OpenCoordinator opened for c,
 // if any. It never closes the store that lease records share.
-func CloseCoordinator(c coord.Coordinator) error {
-	if oc, ok := c.(*ownedCoordinator); ok {
-		return oc.Close()
+func CloseCoordinator(c *coord.Coordinator) error {
+	if od, ok := c.Driver().(*ownedDriver); ok {
+		return od.Close()
 	}
 	return nil
 }
 
-// ownedCoordinator is a coordinator together with the backend opened for
-// it alone.
-type ownedCoordinator struct {
-	coord.Coordinator
+// ownedDriver is a driver together with the backend opened for it alone.
+type ownedDriver struct {
+	coord.Driver
 	b driver.Backend
 }
 
-func (c *ownedCoordinator) Close() error { return c.b.Close() }
+func (d *ownedDriver) Close() error { return d.b.Close() }
 
 func open(ctx context.Context, loc Location) (driver.Backend, error) {
 	switch loc.Scheme {

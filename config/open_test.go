@@ -174,7 +174,7 @@ func TestOpenCoordinator(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenCoordinator: %v", err)
 			}
-			l, err := coord.TakeLease(ctx, c, domain, &coord.TakeOptions{Holder: "h", TTL: time.Minute})
+			l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: "h", TTL: time.Minute})
 			if err != nil || l.Token != 1 {
 				t.Fatalf("Acquire = %+v, %v", l, err)
 			}
@@ -218,8 +218,8 @@ func TestOpenRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dc, ok := c.(*dynamocoord.Coordinator); !ok || dc.Table() != "fence-leases" {
-		t.Errorf("OpenCoordinator(dynamodb://fence-leases) = %T %v", c, c)
+	if dd, ok := c.Driver().(*dynamocoord.Driver); !ok || dd.Table() != "fence-leases" {
+		t.Errorf("OpenCoordinator(dynamodb://fence-leases) has driver %T %v", c.Driver(), c.Driver())
 	}
 	if _, ok := LeaseBackend(c); ok {
 		t.Error("LeaseBackend of a DynamoDB coordinator")

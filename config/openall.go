@@ -25,7 +25,7 @@ type OpenOptions struct {
 // Opened is a ready Store and the coordinator its URLs name.
 type Opened struct {
 	Store       *objstore.Store
-	Coordinator coord.Coordinator
+	Coordinator *coord.Coordinator
 }
 
 // Close closes the coordinator's own backend, if any, and the store.

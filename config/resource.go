@@ -31,8 +31,8 @@ type resource struct {
 	exists func(ctx context.Context) (bool, error)
 	// create creates it; nil when there is nothing to create.
 	create func(ctx context.Context) error
-	// dynamo is the table's coordinator (tables only).
-	dynamo *dynamocoord.Coordinator
+	// dynamo is the table's driver (tables only).
+	dynamo *dynamocoord.Driver
 }
 
 // key identifies the resource, so that a store and a coordinator in one

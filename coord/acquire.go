@@ -12,7 +12,7 @@ import (
 	"github.com/fencedstore/fence/internal/backoff"
 )
 
-// TakeOptions tunes TakeLease. nil or zero fields mean defaults.
+// TakeOptions tunes Coordinator.TakeLease. nil or zero fields mean defaults.
 type TakeOptions struct {
 	// Holder names the caller in the lease record and in *HeldError.
 	// Default: DefaultHolder().
@@ -36,17 +36,17 @@ type TakeOptions struct {
 // holder's lease is live: the holder may release early.
 const pollMax = time.Second
 
-// TakeLease validates its arguments and takes domain's lease from c. It
-// neither reads the store's highest token nor fences the store: most
-// callers want fence.Acquire, which does both and keeps the lease alive in
-// a Session.
+// TakeLease applies opts' defaults, checks the request once and takes
+// domain's lease. It neither reads the store's highest token nor fences
+// the store: most callers want fence.Acquire, which does both and keeps
+// the lease alive in a Session.
 // Without opts.Wait it makes one attempt and returns a *HeldError (which
 // matches ErrLeaseHeld) when another holder's lease is live. With Wait it
 // polls until it gets the lease or ctx ends: about every second while the
 // holder's lease has more than a second left (it may release early), and
 // just after the lease's expiry otherwise. Invalid arguments fail with an
 // *InvalidError (ErrInvalid) before anything is sent.
-func TakeLease(ctx context.Context, c Coordinator, domain string, opts *TakeOptions) (Lease, error) {
+func (c *Coordinator) TakeLease(ctx context.Context, domain string, opts *TakeOptions) (Lease, error) {
 	var o TakeOptions
 	if opts != nil {
 		o = *opts
@@ -64,7 +64,7 @@ func TakeLease(ctx context.Context, c Coordinator, domain string, opts *TakeOpti
 	clk := orSystem(o.Clock)
 	skew := backoff.Backoff{Base: 10 * time.Millisecond, Max: pollMax}
 	for {
-		l, err := c.TryAcquire(ctx, req)
+		l, err := c.d.TryAcquire(ctx, req) // req is checked
 		var held *HeldError
 		if err == nil || !o.Wait || !errors.As(err, &held) {
 			return l, err

@@ -14,8 +14,8 @@ import (
 
 func TestAcquireDefaults(t *testing.T) {
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
-	m := newMemCoord(clk)
-	l, err := coord.TakeLease(testCtx(t), m, domain, nil)
+	c := coord.New(newMemDriver(clk))
+	l, err := c.TakeLease(testCtx(t), domain, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestAcquireDefaults(t *testing.T) {
 }
 
 func TestAcquireValidates(t *testing.T) {
-	m := newMemCoord(coord.SystemClock{})
+	c := coord.New(newMemDriver(coord.SystemClock{}))
 	for _, tc := range []struct {
 		domain string
 		opts   coord.TakeOptions
@@ -42,28 +42,28 @@ func TestAcquireValidates(t *testing.T) {
 		{domain, coord.TakeOptions{TTL: -time.Second}, `invalid ttl "-1s"`},
 		{domain, coord.TakeOptions{Floor: objstore.MaxToken}, `invalid floor "9223372036854775807"`},
 	} {
-		_, err := coord.TakeLease(testCtx(t), m, tc.domain, &tc.opts)
+		_, err := c.TakeLease(testCtx(t), tc.domain, &tc.opts)
 		if !errors.Is(err, coord.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Acquire(%q, %+v) = %v; want ErrInvalid containing %q", tc.domain, tc.opts, err, tc.want)
 		}
 	}
-	_, err := coord.TakeLease(testCtx(t), m, "/abs", nil)
+	_, err := c.TakeLease(testCtx(t), "/abs", nil)
 	var ie *coord.InvalidError
 	if !errors.Is(err, objstore.ErrInvalid) || !errors.As(err, &ie) || ie.What != "domain" || ie.Value != "/abs" {
 		t.Fatalf("Acquire(/abs) = %#v; want an *InvalidError for the domain matching objstore.ErrInvalid", err)
 	}
-	if st, _ := m.State(testCtx(t), domain); st.Token != 0 {
+	if st, _ := c.State(testCtx(t), domain); st.Token != 0 {
 		t.Fatalf("an invalid request reached the coordinator: %+v", st)
 	}
 }
 
 func TestAcquireNoWait(t *testing.T) {
-	m := newMemCoord(coord.SystemClock{})
-	a, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A"})
+	c := coord.New(newMemDriver(coord.SystemClock{}))
+	a, err := c.TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "B"})
+	_, err = c.TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "B"})
 	var he *coord.HeldError
 	if !errors.As(err, &he) || he.Holder != "A" || he.Token != a.Token || !he.Expires.Equal(a.Expires) {
 		t.Fatalf("Acquire while held = %v; want a HeldError naming A", err)
@@ -73,12 +73,12 @@ func TestAcquireNoWait(t *testing.T) {
 // TestAcquireWaitsForExpiry checks that a waiter gets the lease once the
 // holder's expires, with a higher token.
 func TestAcquireWaitsForExpiry(t *testing.T) {
-	m := newMemCoord(coord.SystemClock{})
-	a, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A", TTL: 300 * time.Millisecond})
+	c := coord.New(newMemDriver(coord.SystemClock{}))
+	a, err := c.TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "A", TTL: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "B", TTL: time.Second, Wait: true})
+	b, err := c.TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "B", TTL: time.Second, Wait: true})
 	got := time.Now()
 	if err != nil {
 		t.Fatalf("Acquire with Wait: %v", err)
@@ -92,14 +92,14 @@ func TestAcquireWaitsForExpiry(t *testing.T) {
 }
 
 func TestAcquireWaitHonoursContext(t *testing.T) {
-	m := newMemCoord(coord.SystemClock{})
-	if _, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A"}); err != nil {
+	c := coord.New(newMemDriver(coord.SystemClock{}))
+	if _, err := c.TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := coord.TakeLease(ctx, m, domain, &coord.TakeOptions{Holder: "B", Wait: true})
+	_, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: "B", Wait: true})
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, coord.ErrLeaseHeld) {
 		t.Fatalf("Acquire past its deadline = %v; want DeadlineExceeded and the last HeldError", err)
 	}
@@ -108,17 +108,17 @@ func TestAcquireWaitHonoursContext(t *testing.T) {
 	}
 }
 
-// errCoord fails every TryAcquire.
-type errCoord struct{ memCoord }
+// errDriver fails every TryAcquire.
+type errDriver struct{ memDriver }
 
 var errDown = errors.New("coordinator down")
 
-func (*errCoord) TryAcquire(context.Context, coord.Request) (coord.Lease, error) {
+func (*errDriver) TryAcquire(context.Context, coord.Request) (coord.Lease, error) {
 	return coord.Lease{}, errDown
 }
 
 func TestAcquireWaitReturnsOtherErrors(t *testing.T) {
-	_, err := coord.TakeLease(testCtx(t), &errCoord{}, domain, &coord.TakeOptions{Wait: true})
+	_, err := coord.New(&errDriver{}).TakeLease(testCtx(t), domain, &coord.TakeOptions{Wait: true})
 	if !errors.Is(err, errDown) {
 		t.Fatalf("Acquire = %v; want the coordinator's error at once", err)
 	}

@@ -2,7 +2,7 @@ package coord
 
 import "time"
 
-// Clock tells the time. Coordinators judge expiry with it and sessions
+// Clock tells the time. Drivers judge expiry with it and sessions
 // measure how long ago a renewal was confirmed with it; waiting is always
 // done with real timers. Tests substitute a fake (coordtest.FakeClock) to
 // make expiry deterministic.

@@ -37,22 +37,24 @@ type Request struct {
 	Floor uint64
 }
 
-// Coordinator issues leases and fencing tokens. Implementations serialize
-// acquisitions per domain and never issue a token twice in a domain, across
-// release, expiry, restart and deletion of their records (with a Floor).
-// A lease is live while its holder is set and the coordinator's clock is
-// before its Expires; at Expires it is over.
+// Driver is the narrow interface a lease coordinator's backend
+// implements (bucketlease, dynamocoord); users call the Coordinator over
+// it. A driver serializes acquisitions per domain and never issues a
+// token twice in a domain, across release, expiry, restart and deletion
+// of its records (with a Floor). A lease is live while its holder is set
+// and the driver's clock is before its Expires; at Expires it is over.
 //
-// Use TakeLease for validated, optionally waiting acquisition and NewSession to
-// keep a lease alive; the interface is what backends implement, and
-// coordtest.Run is the suite every implementation passes. Implementations
-// check requests with ValidateRequest, since TryAcquire may be called
-// directly.
-type Coordinator interface {
+// Input is checked: the Coordinator validates every request, lease, TTL
+// and domain (ValidateRequest, ValidateLease, ValidateTTL,
+// ValidateDomain) before it calls the driver, so drivers must not check
+// them again. They keep the checks only they can make, such as refusing
+// to go past rules.MaxToken. coordtest.Run is the suite every driver
+// passes.
+type Driver interface {
 	// TryAcquire makes one attempt. It fails with a *HeldError when another
 	// holder's lease is live. A request from the lease's current holder
 	// takes it over with a new token. The returned Expires is exactly what
-	// the coordinator recorded.
+	// the driver recorded.
 	TryAcquire(ctx context.Context, req Request) (Lease, error)
 	// Renew extends a live lease to now+ttl, keeping its token. It fails
 	// with ErrLeaseLost when the lease expired, was released or was taken

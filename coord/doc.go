@@ -14,12 +14,15 @@
 // starting new work; fencing covers what was already under way.
 // fence.Acquire is how a holder gets one: it reads the store's highest
 // token as the floor, takes the lease, fences the store and starts the
-// Session. TakeLease and NewSession are the two halves without the store,
-// for coordinators' own tests and tools.
+// Session. Coordinator.TakeLease and NewSession are the two halves
+// without the store, for coordinators' own tests and tools.
 //
-// Implementations: coord/bucketlease keeps the lease record as an object
-// in the bucket itself. coord/coordtest is the conformance suite every
-// implementation passes.
+// A Coordinator is a concrete type over a narrow Driver, as objstore.Store
+// is over a driver.Backend: the Coordinator checks arguments and applies
+// defaults once, and the driver only keeps the records. Drivers:
+// coord/bucketlease keeps the lease record as an object in the bucket
+// itself, coord/dynamocoord an item in a DynamoDB table. coord/coordtest
+// is the conformance suite every driver passes.
 //
 // # Timing
 //

@@ -12,9 +12,9 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	c := bucketlease.New(memstore.New(), nil)
+	c := coord.New(bucketlease.New(memstore.New(), nil))
 
-	l, err := coord.TakeLease(ctx, c, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
+	l, err := c.TakeLease(ctx, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,14 +24,14 @@ func Example() {
 	// Do the work under s.Ctx(), attaching ("reports/monthly", token) to
 	// every write.
 
-	_, err = coord.TakeLease(ctx, c, "reports/monthly", &coord.TakeOptions{Holder: "worker-2"})
+	_, err = c.TakeLease(ctx, "reports/monthly", &coord.TakeOptions{Holder: "worker-2"})
 	fmt.Println("worker-2 refused:", errors.Is(err, coord.ErrLeaseHeld))
 
 	if err := s.Release(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}
-	l2, err := coord.TakeLease(ctx, c, "reports/monthly", &coord.TakeOptions{Holder: "worker-2"})
+	l2, err := c.TakeLease(ctx, "reports/monthly", &coord.TakeOptions{Holder: "worker-2"})
 	if err != nil {
 		fmt.Println(err)
 		return

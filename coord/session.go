@@ -54,7 +54,7 @@ type SessionOptions struct {
 //
 // context.Cause(s.Ctx()) returns the same error as Err.
 type Session struct {
-	c      Coordinator
+	c      *Coordinator
 	o      SessionOptions
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -75,7 +75,7 @@ type Session struct {
 // session at once, with Err saying why. ctx bounds the session's life,
 // not only its start: renewals go on until Release is called, ctx ends or
 // the lease is lost.
-func NewSession(ctx context.Context, c Coordinator, l Lease, opts *SessionOptions) *Session {
+func NewSession(ctx context.Context, c *Coordinator, l Lease, opts *SessionOptions) *Session {
 	var o SessionOptions
 	if opts != nil {
 		o = *opts
@@ -128,7 +128,7 @@ func NewSession(ctx context.Context, c Coordinator, l Lease, opts *SessionOption
 	return s
 }
 
-func validateSession(c Coordinator, l Lease, o SessionOptions) error {
+func validateSession(c *Coordinator, l Lease, o SessionOptions) error {
 	bad := func(reason string) error {
 		return &InvalidError{What: "option", Value: fmt.Sprintf("TTL=%s RenewEvery=%s SafetyMargin=%s", o.TTL, o.RenewEvery, o.SafetyMargin), Reason: reason}
 	}

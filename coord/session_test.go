@@ -15,10 +15,10 @@ import (
 
 var errFlaky = errors.New("flaky: connection reset")
 
-// faulty wraps a coordinator: it reports renewals, and can make them fail
-// or block until their context ends.
+// faulty wraps a driver: it reports renewals, and can make them fail or
+// block until their context ends.
 type faulty struct {
-	coord.Coordinator
+	coord.Driver
 	mu       sync.Mutex
 	fail     bool // Renew fails with errFlaky
 	block    bool // Renew blocks until its context ends
@@ -29,8 +29,8 @@ type faulty struct {
 	releases atomic.Int32
 }
 
-func newFaulty(c coord.Coordinator) *faulty {
-	return &faulty{Coordinator: c, renewed: make(chan coord.Lease, 100), tried: make(chan struct{}, 1)}
+func newFaulty(d coord.Driver) *faulty {
+	return &faulty{Driver: d, renewed: make(chan coord.Lease, 100), tried: make(chan struct{}, 1)}
 }
 
 func (f *faulty) set(fail, block bool) {
@@ -56,7 +56,7 @@ func (f *faulty) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (c
 	if fail {
 		return coord.Lease{}, errFlaky
 	}
-	nl, err := f.Coordinator.Renew(ctx, l, ttl)
+	nl, err := f.Driver.Renew(ctx, l, ttl)
 	if err == nil {
 		select {
 		case f.renewed <- nl:
@@ -68,7 +68,7 @@ func (f *faulty) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (c
 
 func (f *faulty) Release(ctx context.Context, l coord.Lease) error {
 	f.releases.Add(1)
-	return f.Coordinator.Release(ctx, l)
+	return f.Driver.Release(ctx, l)
 }
 
 const domain = "jobs/nightly"
@@ -79,12 +79,12 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// realLease acquires domain on a memCoord with the system clock.
-func realLease(t *testing.T, ttl time.Duration) (*memCoord, *faulty, coord.Lease) {
+// realLease acquires domain on a memDriver with the system clock.
+func realLease(t *testing.T, ttl time.Duration) (*memDriver, *faulty, coord.Lease) {
 	t.Helper()
-	m := newMemCoord(coord.SystemClock{})
+	m := newMemDriver(coord.SystemClock{})
 	f := newFaulty(m)
-	l, err := coord.TakeLease(testCtx(t), m, domain, &coord.TakeOptions{Holder: "A", TTL: ttl})
+	l, err := coord.New(m).TakeLease(testCtx(t), domain, &coord.TakeOptions{Holder: "A", TTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestSessionEndsBeforeExpiryWhenRenewalsFail(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			m, f, l := realLease(t, 600*time.Millisecond)
 			opts := &coord.SessionOptions{TTL: 600 * time.Millisecond, RenewEvery: 200 * time.Millisecond, SafetyMargin: 200 * time.Millisecond}
-			s := coord.NewSession(testCtx(t), f, l, opts)
+			s := coord.NewSession(testCtx(t), coord.New(f), l, opts)
 			renewed := waitRenewal(t, f)
 			f.set(mode == "fail", mode == "block")
 			before := f.attempts.Load()
@@ -163,7 +163,7 @@ func TestSessionEndsBeforeExpiryWhenRenewalsFail(t *testing.T) {
 
 func TestSessionRenews(t *testing.T) {
 	_, f, l := realLease(t, 600*time.Millisecond)
-	s := coord.NewSession(testCtx(t), f, l, nil)
+	s := coord.NewSession(testCtx(t), coord.New(f), l, nil)
 	first := waitRenewal(t, f)
 	second := waitRenewal(t, f)
 	if first.Token != l.Token || !second.Expires.After(first.Expires) || !first.Expires.After(l.Expires) {
@@ -199,7 +199,7 @@ func TestSessionRenews(t *testing.T) {
 func TestSessionReleaseDuringBlockedRenewal(t *testing.T) {
 	m, f, l := realLease(t, 600*time.Millisecond)
 	f.set(false, true)
-	s := coord.NewSession(testCtx(t), f, l, nil)
+	s := coord.NewSession(testCtx(t), coord.New(f), l, nil)
 	select {
 	case <-f.tried:
 	case <-s.Done():
@@ -216,7 +216,7 @@ func TestSessionReleaseDuringBlockedRenewal(t *testing.T) {
 func TestSessionParentCancelled(t *testing.T) {
 	m, f, l := realLease(t, 10*time.Second)
 	parent, cancel := context.WithCancel(testCtx(t))
-	s := coord.NewSession(parent, f, l, nil)
+	s := coord.NewSession(parent, coord.New(f), l, nil)
 	cancel()
 	waitDone(t, s, 5*time.Second)
 	if !errors.Is(s.Err(), context.Canceled) {
@@ -235,24 +235,24 @@ func TestSessionParentCancelled(t *testing.T) {
 
 func TestSessionRejectsBadOptions(t *testing.T) {
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
-	m := newMemCoord(clk)
+	m := newMemDriver(clk)
 	l, err := m.TryAcquire(testCtx(t), coord.Request{Domain: domain, Holder: "A", TTL: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		c    coord.Coordinator
+		c    *coord.Coordinator
 		l    coord.Lease
 		opts coord.SessionOptions
 		want string
 	}{
-		{"RenewPlusMarginTooLong", m, l, coord.SessionOptions{TTL: 3 * time.Second, RenewEvery: 2 * time.Second, SafetyMargin: time.Second}, "RenewEvery=2s"},
-		{"TTLTooShort", m, l, coord.SessionOptions{TTL: 50 * time.Millisecond}, `"50ms"`},
-		{"NegativeMargin", m, l, coord.SessionOptions{SafetyMargin: -time.Second}, "SafetyMargin=-1s"},
+		{"RenewPlusMarginTooLong", coord.New(m), l, coord.SessionOptions{TTL: 3 * time.Second, RenewEvery: 2 * time.Second, SafetyMargin: time.Second}, "RenewEvery=2s"},
+		{"TTLTooShort", coord.New(m), l, coord.SessionOptions{TTL: 50 * time.Millisecond}, `"50ms"`},
+		{"NegativeMargin", coord.New(m), l, coord.SessionOptions{SafetyMargin: -time.Second}, "SafetyMargin=-1s"},
 		{"NilCoordinator", nil, l, coord.SessionOptions{}, "Coordinator"},
-		{"TokenZero", m, coord.Lease{Domain: domain, Holder: "A", Expires: l.Expires}, coord.SessionOptions{}, `token "0"`},
-		{"NoHolder", m, coord.Lease{Domain: domain, Token: 1, Expires: l.Expires}, coord.SessionOptions{}, "holder"},
+		{"TokenZero", coord.New(m), coord.Lease{Domain: domain, Holder: "A", Expires: l.Expires}, coord.SessionOptions{}, `token "0"`},
+		{"NoHolder", coord.New(m), coord.Lease{Domain: domain, Token: 1, Expires: l.Expires}, coord.SessionOptions{}, "holder"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
@@ -272,13 +272,13 @@ func TestSessionRejectsBadOptions(t *testing.T) {
 
 func TestSessionOnExpiredLease(t *testing.T) {
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
-	m := newMemCoord(clk)
+	m := newMemDriver(clk)
 	l, err := m.TryAcquire(testCtx(t), coord.Request{Domain: domain, Holder: "A", TTL: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(9500 * time.Millisecond) // inside the default 1s margin
-	s := coord.NewSession(testCtx(t), m, l, &coord.SessionOptions{TTL: 10 * time.Second, Clock: clk})
+	s := coord.NewSession(testCtx(t), coord.New(m), l, &coord.SessionOptions{TTL: 10 * time.Second, Clock: clk})
 	select {
 	case <-s.Done():
 	default:
@@ -293,7 +293,7 @@ func TestSessionOnExpiredLease(t *testing.T) {
 // leaves the lease live at the coordinator, unreleased.
 func TestSessionOrphan(t *testing.T) {
 	m, f, l := realLease(t, time.Second)
-	s := coord.NewSession(testCtx(t), f, l, nil)
+	s := coord.NewSession(testCtx(t), coord.New(f), l, nil)
 	got := s.Orphan()
 	if got.Token != l.Token || !errors.Is(s.Err(), coord.ErrOrphaned) {
 		t.Fatalf("Orphan = %+v, Err %v; want the lease and ErrOrphaned", got, s.Err())

@@ -56,7 +56,8 @@ func ValidateTTL(ttl time.Duration) error {
 
 // ValidateRequest checks every field of req: domain, holder, TTL, and a
 // Floor below rules.MaxToken (so that a token above it exists).
-// Coordinators call it at the top of TryAcquire.
+// Coordinator.TryAcquire and TakeLease check with it before calling the
+// driver.
 func ValidateRequest(req Request) error {
 	if err := ValidateDomain(req.Domain); err != nil {
 		return err
@@ -74,8 +75,8 @@ func ValidateRequest(req Request) error {
 }
 
 // ValidateLease checks that l names a domain, a holder and a token in
-// 1..rules.MaxToken. Coordinators call it at the top of Renew and
-// Release.
+// 1..rules.MaxToken. Coordinator.Renew and Release check with it before
+// calling the driver.
 func ValidateLease(l Lease) error {
 	if err := ValidateDomain(l.Domain); err != nil {
 		return err

@@ -63,7 +63,7 @@ type setup struct {
 func (s setup) ttl() time.Duration { return time.Duration(s.TTLMilli) * time.Millisecond }
 
 // open returns the store and coordinator that s names.
-func (s setup) open(ctx context.Context, holder string) (*objstore.Store, coord.Coordinator, error) {
+func (s setup) open(ctx context.Context, holder string) (*objstore.Store, *coord.Coordinator, error) {
 	var b driver.Backend
 	var err error
 	switch s.Backend {
@@ -75,12 +75,13 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, coord.
 	if err != nil {
 		return nil, nil, err
 	}
-	var c coord.Coordinator = bucketlease.New(b, nil)
+	var d coord.Driver = bucketlease.New(b, nil)
 	if s.Coord != "bucket" {
-		if c, err = dynamocoord.Open(ctx, s.Table, &dynamocoord.OpenOptions{Endpoint: s.Dynamo, Region: "us-east-1"}); err != nil {
+		if d, err = dynamocoord.Open(ctx, s.Table, &dynamocoord.OpenOptions{Endpoint: s.Dynamo, Region: "us-east-1"}); err != nil {
 			return nil, nil, err
 		}
 	}
+	c := coord.New(d)
 	return objstore.New(b, &objstore.Options{Holder: holder, Issuer: fence.Issuer(c)}), c, nil
 }
 

@@ -101,7 +101,7 @@ func runTokens(t *testing.T, s setup) {
 	// The wipe, mid-takeover: B acquires after A2's acquisition and before
 	// A2's fence, from the same floor, and gets A2's token.
 	var b coord.Lease
-	w := coordtest.WipeAfterAcquire(c, func() error { return wipeRecord(ctx, s, c, store) }, func() {
+	w := coordtest.WipeAfterAcquire(c.Driver(), func() error { return wipeRecord(ctx, s, c, store) }, func() {
 		bStore, bc, err := s.open(ctx, "B")
 		if err != nil {
 			t.Error(err)
@@ -115,7 +115,7 @@ func runTokens(t *testing.T, s setup) {
 		}
 		b = sb.Orphan()
 	})
-	_, err = fence.Acquire(ctx, store, w, s.Domain, &fence.AcquireOptions{Holder: "A2", TTL: s.ttl()})
+	_, err = fence.Acquire(ctx, store, coord.New(w), s.Domain, &fence.AcquireOptions{Holder: "A2", TTL: s.ttl()})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" {
 		t.Fatalf("A2's acquisition, whose token B took after the wipe: %v; want refused as claimed", err)
@@ -134,9 +134,9 @@ func runTokens(t *testing.T, s setup) {
 
 // wipeRecord deletes s.Domain's lease record: the bucket-lease object, or
 // the DynamoDB item.
-func wipeRecord(ctx context.Context, s setup, c coord.Coordinator, store *objstore.Store) error {
-	if dc, ok := c.(*dynamocoord.Coordinator); ok {
-		_, err := dc.Client().DeleteItem(ctx, &dynamodb.DeleteItemInput{
+func wipeRecord(ctx context.Context, s setup, c *coord.Coordinator, store *objstore.Store) error {
+	if dd, ok := c.Driver().(*dynamocoord.Driver); ok {
+		_, err := dd.Client().DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: aws.String(s.Table),
 			Key:       map[string]types.AttributeValue{"domain": &types.AttributeValueMemberS{Value: s.Domain}},
 		})

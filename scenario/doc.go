@@ -9,7 +9,7 @@
 //
 //	b := memstore.New()
 //	store := objstore.New(b, nil)
-//	res, err := scenario.StaleHolder(ctx, store, bucketlease.New(b, nil), nil)
+//	res, err := scenario.StaleHolder(ctx, store, coord.New(bucketlease.New(b, nil)), nil)
 //	if err != nil { ... }
 //	fmt.Print(res.Table())
 //	if !res.OK() { ... } // the store accepted a stale write: fencing failed

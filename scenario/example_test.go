@@ -6,6 +6,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
@@ -16,7 +17,7 @@ import (
 func ExampleStaleHolder() {
 	b := memstore.New()
 	store := objstore.New(b, nil)
-	res, err := scenario.StaleHolder(context.Background(), store, bucketlease.New(b, nil),
+	res, err := scenario.StaleHolder(context.Background(), store, coord.New(bucketlease.New(b, nil)),
 		&scenario.StaleHolderOptions{TTL: 200 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)

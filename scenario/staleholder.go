@@ -99,7 +99,7 @@ func (r Result) Table() string {
 // store or the coordinator failed); a stale write that the store accepts
 // is reported in the Result, whose OK is then false. B's lease is
 // released before StaleHolder returns.
-func StaleHolder(ctx context.Context, store *objstore.Store, c coord.Coordinator, opts *StaleHolderOptions) (Result, error) {
+func StaleHolder(ctx context.Context, store *objstore.Store, c *coord.Coordinator, opts *StaleHolderOptions) (Result, error) {
 	o := withDefaults(opts)
 	res := Result{Domain: o.Domain, Key: o.Key}
 	step := func(holder, event string, token uint64) {
@@ -216,7 +216,7 @@ func StaleHolder(ctx context.Context, store *objstore.Store, c coord.Coordinator
 // expire, with the store's highest token as the floor, and fences the
 // domain at the store with the new token: the takeover sequence every
 // holder should follow.
-func takeOver(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain, holder string, ttl time.Duration, clock coord.Clock) (coord.Lease, error) {
+func takeOver(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain, holder string, ttl time.Duration, clock coord.Clock) (coord.Lease, error) {
 	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: true, Clock: clock})
 	if err != nil {
 		return coord.Lease{}, err

@@ -31,7 +31,7 @@ func TestStaleHolder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			store := objstore.New(b, nil)
-			c := bucketlease.New(b, nil)
+			c := coord.New(bucketlease.New(b, nil))
 			var streamed []scenario.Step
 			opts := &scenario.StaleHolderOptions{TTL: 200 * time.Millisecond, OnStep: func(s scenario.Step) { streamed = append(streamed, s) }}
 
@@ -92,18 +92,18 @@ func TestStaleHolder(t *testing.T) {
 	}
 }
 
-// brokenCoordinator hands every holder token 1 and never reports a lease
+// brokenDriver hands every holder token 1 and never reports a lease
 // as held: what a lock service without fencing tokens amounts to.
-type brokenCoordinator struct{}
+type brokenDriver struct{}
 
-func (brokenCoordinator) TryAcquire(_ context.Context, r coord.Request) (coord.Lease, error) {
+func (brokenDriver) TryAcquire(_ context.Context, r coord.Request) (coord.Lease, error) {
 	return coord.Lease{Domain: r.Domain, Holder: r.Holder, Token: 1, Expires: time.Now().Add(r.TTL)}, nil
 }
-func (brokenCoordinator) Renew(_ context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
+func (brokenDriver) Renew(_ context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
 	return l, nil
 }
-func (brokenCoordinator) Release(context.Context, coord.Lease) error { return nil }
-func (brokenCoordinator) State(_ context.Context, d string) (coord.State, error) {
+func (brokenDriver) Release(context.Context, coord.Lease) error { return nil }
+func (brokenDriver) State(_ context.Context, d string) (coord.State, error) {
 	return coord.State{Domain: d}, nil
 }
 
@@ -114,7 +114,7 @@ func (brokenCoordinator) State(_ context.Context, d string) (coord.State, error)
 // an error, never success.
 func TestStaleHolderBrokenCoordinatorRefused(t *testing.T) {
 	b := memstore.New()
-	res, err := scenario.StaleHolder(context.Background(), objstore.New(b, nil), brokenCoordinator{}, nil)
+	res, err := scenario.StaleHolder(context.Background(), objstore.New(b, nil), coord.New(brokenDriver{}), nil)
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.Token != 1 || fe.ClaimedBy == "" {
 		t.Fatalf("StaleHolder with a coordinator that issues token 1 twice: %+v, %v; want B's fence refused as claimed", res, err)
@@ -128,7 +128,7 @@ func TestStaleHolderCanceled(t *testing.T) {
 	b := memstore.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := scenario.StaleHolder(ctx, objstore.New(b, nil), bucketlease.New(b, nil), nil); err == nil {
+	if _, err := scenario.StaleHolder(ctx, objstore.New(b, nil), coord.New(bucketlease.New(b, nil)), nil); err == nil {
 		t.Fatal("StaleHolder with a canceled context succeeded")
 	}
 }

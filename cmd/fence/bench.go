@@ -57,8 +57,8 @@ See docs/benchmarks.md.`,
 			}
 			defer closeAll()
 			cfg.Backend, cfg.Coordinator = store.Backend(), c
-			if dc, ok := c.(*dynamocoord.Coordinator); ok {
-				cfg.DynamoDB = dc.Client()
+			if dd, ok := c.Driver().(*dynamocoord.Driver); ok {
+				cfg.DynamoDB = dd.Client()
 			}
 			rep, err := bench.Run(cmd.Context(), cfg, a.stderr)
 			if a.json {

@@ -96,7 +96,7 @@ released earlier.`,
 
 // acquireFailed turns a failed acquisition into the CLI's error: exit 4
 // naming the holder and its expiry when the lease is held.
-func (a *app) acquireFailed(ctx context.Context, c coord.Coordinator, domain string, timeout time.Duration, err error) error {
+func (a *app) acquireFailed(ctx context.Context, c *coord.Coordinator, domain string, timeout time.Duration, err error) error {
 	var he *coord.HeldError
 	errors.As(err, &he)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {

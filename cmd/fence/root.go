@@ -184,7 +184,7 @@ var (
 // store ignoring conditional writes is refused before anything is
 // written, lease records included. With --unsafe-skip-probe neither runs
 // it, and a warning says so.
-func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, coord.Coordinator, func(), error) {
+func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coordinator, func(), error) {
 	ctx := cmd.Context()
 	skip, err := a.unsafeSkipProbe(cmd)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
-// Options tunes a Coordinator. nil or zero fields mean defaults.
+// Options tunes a Driver. nil or zero fields mean defaults.
 type Options struct {
 	// Clock judges expiry and stamps it. Default coord.SystemClock. All
 	// holders of a domain should have clocks that agree within a small
@@ -27,21 +27,22 @@ type Options struct {
 	SkipProbe bool
 }
 
-// Coordinator is a coord.Coordinator that keeps each domain's lease record
-// as an object in an driver.Backend and changes it only with conditional
-// writes. It is safe for concurrent use, also by many processes sharing
-// the backend.
-type Coordinator struct {
+// Driver is a coord.Driver that keeps each domain's lease record as an
+// object in a driver.Backend and changes it only with conditional writes.
+// Wrap it with coord.New, which checks every argument before it reaches
+// the driver. It is safe for concurrent use, also by many processes
+// sharing the backend.
+type Driver struct {
 	b         driver.Backend
 	clock     coord.Clock
 	skipProbe bool
 }
 
-var _ coord.Coordinator = (*Coordinator)(nil)
+var _ coord.Driver = (*Driver)(nil)
 
-// New returns a Coordinator over b. opts may be nil. The Coordinator does
-// not close b.
-func New(b driver.Backend, opts *Options) *Coordinator {
+// New returns a Driver over b. opts may be nil. The Driver does not close
+// b.
+func New(b driver.Backend, opts *Options) *Driver {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -49,11 +50,11 @@ func New(b driver.Backend, opts *Options) *Coordinator {
 	if o.Clock == nil {
 		o.Clock = coord.SystemClock{}
 	}
-	return &Coordinator{b: b, clock: o.Clock, skipProbe: o.SkipProbe}
+	return &Driver{b: b, clock: o.Clock, skipProbe: o.SkipProbe}
 }
 
-// Backend returns the backend the coordinator writes to.
-func (c *Coordinator) Backend() driver.Backend { return c.b }
+// Backend returns the backend the driver writes to.
+func (c *Driver) Backend() driver.Backend { return c.b }
 
 // TryAcquire makes one acquisition: it fails with a *coord.HeldError when
 // another holder's lease is live, and otherwise writes a new token,
@@ -61,10 +62,7 @@ func (c *Coordinator) Backend() driver.Backend { return c.b }
 // Lost races and conflicts are retried until ctx ends; so is a write whose
 // outcome was ambiguous, until reading the record back tells whether it
 // landed.
-func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
-	if err := coord.ValidateRequest(req); err != nil {
-		return coord.Lease{}, err
-	}
+func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
 	r, err := c.update(ctx, "acquire", req.Domain, func(cur record, now time.Time) (record, error) {
 		if cur.Holder != "" && cur.Holder != req.Holder && now.Before(cur.Expires) {
 			return record{}, &coord.HeldError{Domain: req.Domain, Holder: cur.Holder, Token: cur.Token, Expires: cur.Expires}
@@ -84,13 +82,7 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 // Renew extends l to now+ttl if l's holder still holds it with l's token
 // and it has not expired; otherwise it fails with coord.ErrLeaseLost,
 // saying who holds the lease now.
-func (c *Coordinator) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
-	if err := coord.ValidateLease(l); err != nil {
-		return coord.Lease{}, err
-	}
-	if err := coord.ValidateTTL(ttl); err != nil {
-		return coord.Lease{}, err
-	}
+func (c *Driver) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
 	r, err := c.update(ctx, "renew", l.Domain, func(cur record, now time.Time) (record, error) {
 		if err := owns(cur, l); err != nil {
 			return record{}, err
@@ -112,10 +104,7 @@ func (c *Coordinator) Renew(ctx context.Context, l coord.Lease, ttl time.Duratio
 // higher. A lease that expired but was not taken over is released too;
 // one that was taken over or already released fails with
 // coord.ErrLeaseLost.
-func (c *Coordinator) Release(ctx context.Context, l coord.Lease) error {
-	if err := coord.ValidateLease(l); err != nil {
-		return err
-	}
+func (c *Driver) Release(ctx context.Context, l coord.Lease) error {
 	_, err := c.update(ctx, "release", l.Domain, func(cur record, _ time.Time) (record, error) {
 		if err := owns(cur, l); err != nil {
 			return record{}, err
@@ -128,10 +117,7 @@ func (c *Coordinator) Release(ctx context.Context, l coord.Lease) error {
 
 // State reads domain's lease record. A domain without one has a zero
 // Token.
-func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, error) {
-	if err := coord.ValidateDomain(domain); err != nil {
-		return coord.State{}, err
-	}
+func (c *Driver) State(ctx context.Context, domain string) (coord.State, error) {
 	r, _, err := c.read(ctx, domain, rules.SystemKey(domain, RecordName))
 	if err != nil {
 		return coord.State{}, err
@@ -141,7 +127,7 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 
 // read returns domain's record and its ETag, or the zero record and ""
 // when there is none. Transient errors are retried until ctx ends.
-func (c *Coordinator) read(ctx context.Context, domain, key string) (record, string, error) {
+func (c *Driver) read(ctx context.Context, domain, key string) (record, string, error) {
 	var bo backoff.Backoff
 	for {
 		r, etag, err := c.readOnce(ctx, domain, key)
@@ -154,7 +140,7 @@ func (c *Coordinator) read(ctx context.Context, domain, key string) (record, str
 	}
 }
 
-func (c *Coordinator) readOnce(ctx context.Context, domain, key string) (record, string, error) {
+func (c *Driver) readOnce(ctx context.Context, domain, key string) (record, string, error) {
 	rc, info, err := c.b.Get(ctx, key, driver.GetOptions{})
 	if errors.Is(err, driver.ErrNotFound) {
 		return record{}, "", nil

@@ -30,7 +30,7 @@ const (
 
 var key = rules.SystemKey(domain, bucketlease.RecordName)
 
-func newCoord(t *testing.T) (*bucketlease.Coordinator, *memstore.Backend, *coordtest.FakeClock) {
+func newDriver(t *testing.T) (*bucketlease.Driver, *memstore.Backend, *coordtest.FakeClock) {
 	t.Helper()
 	b := memstore.New()
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
@@ -68,7 +68,7 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-func acquire(t *testing.T, c coord.Coordinator, holder string) coord.Lease {
+func acquire(t *testing.T, c coord.Driver, holder string) coord.Lease {
 	t.Helper()
 	l, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: holder, TTL: ttl})
 	if err != nil {
@@ -92,7 +92,7 @@ func readRecord(t *testing.T, b driver.Backend) []byte {
 }
 
 func TestRecordFormat(t *testing.T) {
-	c, b, clk := newCoord(t)
+	c, b, clk := newDriver(t)
 	l := acquire(t, c, "host-1/42")
 	var rec map[string]any
 	data := readRecord(t, b)
@@ -138,7 +138,7 @@ var ambiguousFaults = map[string]memstore.Fault{
 func TestAcquireLostReply(t *testing.T) {
 	for name, f := range ambiguousFaults {
 		t.Run(name, func(t *testing.T) {
-			c, b, _ := newCoord(t)
+			c, b, _ := newDriver(t)
 			b.SetHook(memstore.Once(memstore.OpPut, key, f))
 			l := acquire(t, c, "A")
 			if l.Token != 1 || l.Holder != "A" {
@@ -164,7 +164,7 @@ func TestAcquireLostReply(t *testing.T) {
 func TestRenewAndReleaseLostReply(t *testing.T) {
 	for name, f := range ambiguousFaults {
 		t.Run(name, func(t *testing.T) {
-			c, b, clk := newCoord(t)
+			c, b, clk := newDriver(t)
 			l := acquire(t, c, "A")
 			clk.Advance(time.Second)
 			b.SetHook(memstore.Once(memstore.OpPut, key, f))
@@ -194,7 +194,7 @@ func TestWriteFailuresRetried(t *testing.T) {
 		"Reset":          {Err: errors.New("connection reset by peer")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, b, _ := newCoord(t)
+			c, b, _ := newDriver(t)
 			b.SetHook(memstore.Once(memstore.OpPut, key, f))
 			if l := acquire(t, c, "A"); l.Token != 1 {
 				t.Fatalf("token %d; want 1", l.Token)
@@ -207,7 +207,7 @@ func TestWriteFailuresRetried(t *testing.T) {
 }
 
 func TestReadFailuresRetried(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	b.SetHook(memstore.FailNext(memstore.OpGet, key, &memstore.HTTPError{Status: http.StatusInternalServerError}))
 	if l := acquire(t, c, "A"); l.Token != 1 {
 		t.Fatalf("token %d; want 1", l.Token)
@@ -217,7 +217,7 @@ func TestReadFailuresRetried(t *testing.T) {
 // TestLostRace pauses A's write until B has acquired: A's conditional
 // write then fails, and A decides again and sees B's lease.
 func TestLostRace(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	pause, reached := make(chan struct{}), make(chan struct{})
 	b.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
 		if call.Op != memstore.OpPut {
@@ -246,7 +246,7 @@ func TestLostRace(t *testing.T) {
 // record was deleted between read and write. The write is decided again
 // against the missing record.
 func TestRecordDeletedMidWrite(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	l := acquire(t, c, "A")
 	if err := c.Release(ctx(t), l); err != nil {
 		t.Fatal(err)
@@ -267,7 +267,7 @@ func TestRecordDeletedMidWrite(t *testing.T) {
 }
 
 func TestOutcomeUnknownIsBounded(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	b.SetHook(func(context.Context, memstore.Call) memstore.Fault {
 		return memstore.Fault{Err: &memstore.HTTPError{Status: http.StatusServiceUnavailable}}
 	})
@@ -284,7 +284,7 @@ func TestOutcomeUnknownIsBounded(t *testing.T) {
 }
 
 func TestPutsOutcomeUnknown(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	// Every put fails ambiguously, and then every read fails too.
 	b.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
 		if call.Op == memstore.OpPut {
@@ -323,7 +323,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, b, clk := newCoord(t)
+			c, b, clk := newDriver(t)
 			b.Corrupt(key, []byte(content))
 			lease := coord.Lease{Domain: domain, Holder: "A", Token: 3, Expires: clk.Now().Add(ttl)}
 			check := func(op string, err error) {
@@ -349,7 +349,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 		})
 	}
 	t.Run("ValidRecordReads", func(t *testing.T) {
-		c, b, _ := newCoord(t)
+		c, b, _ := newDriver(t)
 		b.Corrupt(key, []byte(valid))
 		st, err := c.State(ctx(t), domain)
 		if err != nil || st.Token != 3 || st.Holder != "A" {
@@ -359,7 +359,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 }
 
 func TestOversizedRecord(t *testing.T) {
-	c, b, _ := newCoord(t)
+	c, b, _ := newDriver(t)
 	b.Corrupt(key, []byte(`{"format":"fence.lease/v1","pad":"`+strings.Repeat("x", 70<<10)+`"}`))
 	_, err := c.State(ctx(t), domain)
 	if !errors.Is(err, coord.ErrCorruptRecord) {
@@ -368,7 +368,7 @@ func TestOversizedRecord(t *testing.T) {
 }
 
 func TestLostErrorNamesHolder(t *testing.T) {
-	c, _, clk := newCoord(t)
+	c, _, clk := newDriver(t)
 	a := acquire(t, c, "A")
 	clk.Advance(ttl)
 	bl := acquire(t, c, "B")
@@ -379,7 +379,7 @@ func TestLostErrorNamesHolder(t *testing.T) {
 }
 
 func TestUnicodeHolder(t *testing.T) {
-	c, _, _ := newCoord(t)
+	c, _, _ := newDriver(t)
 	l := acquire(t, c, "wörker/東京/1")
 	if _, err := c.Renew(ctx(t), l, ttl); err != nil {
 		t.Fatalf("Renew of a non-ASCII holder: %v", err)
@@ -390,7 +390,7 @@ func TestUnicodeHolder(t *testing.T) {
 // directory, as two processes would.
 func TestSharedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	var coords []*bucketlease.Coordinator
+	var coords []*bucketlease.Driver
 	for range 2 {
 		b, err := filestore.Open(dir)
 		if err != nil {

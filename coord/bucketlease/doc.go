@@ -1,8 +1,10 @@
-// Package bucketlease is a coord.Coordinator that keeps each domain's
-// lease record as an object in the bucket itself, updated only by
-// conditional writes. It needs nothing but an driver.Backend that honours
-// If-Match and If-None-Match, which makes it the embedded default and the
-// choice for MinIO without DynamoDB.
+// Package bucketlease is a coord.Driver that keeps each domain's lease
+// record as an object in the bucket itself, updated only by conditional
+// writes. It needs nothing but a driver.Backend that honours If-Match and
+// If-None-Match, which makes it the embedded default and the choice for
+// MinIO without DynamoDB. Users wrap it with coord.New:
+//
+//	c := coord.New(bucketlease.New(backend, nil))
 //
 // # Record
 //
@@ -25,7 +27,7 @@
 // with If-Match (If-None-Match when there is none). A lost race (412)
 // re-reads and decides again; a 409 conflict backs off
 // with jitter first. Any other write error may hide a write that landed:
-// the coordinator reads the record back and counts the write as done if
+// the driver reads the record back and counts the write as done if
 // it carries the write's attempt id. When that cannot be settled before
 // the caller's context ends or the retries run out (10 pauses, about 4 s)
 // the error is a *coord.UnknownOutcomeError (coord.ErrOutcomeUnknown): an

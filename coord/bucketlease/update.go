@@ -23,7 +23,7 @@ type decideFunc func(cur record, now time.Time) (record, error)
 // attempt id, so a write that failed but landed is recognised in the
 // record read back; one that cannot be settled ends with a
 // *coord.UnknownOutcomeError.
-func (c *Coordinator) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
+func (c *Driver) update(ctx context.Context, op, domain string, decide decideFunc) (record, error) {
 	if !c.skipProbe {
 		// Prove the backend honours conditional writes before the first
 		// write to it (once per location and process).
@@ -43,7 +43,7 @@ func (c *Coordinator) update(ctx context.Context, op, domain string, decide deci
 // recordUpdate is one change's side of the conditional update of a lease
 // record.
 type recordUpdate struct {
-	c               *Coordinator
+	c               *Driver
 	op, domain, key string
 	attempt         string
 	decide          decideFunc

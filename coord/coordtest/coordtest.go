@@ -1,14 +1,16 @@
-// Package coordtest is the conformance suite every coord.Coordinator
-// passes. A coordinator's package test runs it in a few lines:
+// Package coordtest is the conformance suite every coord.Driver passes.
+// A driver's package test runs it in a few lines:
 //
 //	func TestConformance(t *testing.T) {
-//		coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Coordinator {
+//		coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Driver {
 //			return bucketlease.New(memstore.New(), &bucketlease.Options{Clock: clk})
 //		}, nil)
 //	}
 //
-// newCoordinator is called once per subtest with the clock the
-// coordinator must judge and stamp expiry with: usually a *FakeClock,
+// The suite calls each driver through coord.New, as users do, and fails
+// if the driver receives an argument the coord.Coordinator should have
+// rejected. newDriver is called once per subtest with the clock the
+// driver must judge and stamp expiry with: usually a *FakeClock,
 // which the suite advances to test expiry without sleeping, and a
 // coord.SystemClock for the subtests that run a coord.Session. It should
 // register any cleanup (a throwaway table, a temporary directory) with
@@ -36,18 +38,19 @@ import (
 
 // Options tunes Run. nil means defaults.
 type Options struct {
-	// Wipe destroys domain's lease record behind the coordinator's back
-	// (an operator's destructive reset). When set, the suite checks that
-	// acquiring with a Floor then resumes above the floor.
-	Wipe func(t *testing.T, c coord.Coordinator, domain string)
+	// Wipe destroys domain's lease record behind the driver's back (an
+	// operator's destructive reset); d is what newDriver returned. When
+	// set, the suite checks that acquiring with a Floor then resumes
+	// above the floor.
+	Wipe func(t *testing.T, d coord.Driver, domain string)
 }
 
 // ttl is the lease duration used with a fake clock.
 const ttl = 10 * time.Second
 
-// Run runs the conformance suite against the coordinators newCoordinator
-// returns.
-func Run(t *testing.T, newCoordinator func(t *testing.T, clk coord.Clock) coord.Coordinator, opts *Options) {
+// Run runs the conformance suite against the drivers newDriver returns,
+// each wrapped with coord.New.
+func Run(t *testing.T, newDriver func(t *testing.T, clk coord.Clock) coord.Driver, opts *Options) {
 	t.Helper()
 	var o Options
 	if opts != nil {
@@ -80,8 +83,9 @@ func Run(t *testing.T, newCoordinator func(t *testing.T, clk coord.Clock) coord.
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &suite{t: t, clk: NewFakeClock(FakeStart), opts: o, newC: newCoordinator, prefix: "coordtest-" + strings.ToLower(rand.Text()[:10])}
-			s.c = newCoordinator(t, s.clk)
+			s := &suite{t: t, clk: NewFakeClock(FakeStart), opts: o, newD: newDriver, prefix: "coordtest-" + strings.ToLower(rand.Text()[:10])}
+			s.d = newDriver(t, s.clk)
+			s.c = s.coordinator(s.d)
 			tt.fn(s)
 		})
 	}
@@ -90,11 +94,18 @@ func Run(t *testing.T, newCoordinator func(t *testing.T, clk coord.Clock) coord.
 // suite is the state of one subtest.
 type suite struct {
 	t      *testing.T
-	c      coord.Coordinator
+	d      coord.Driver       // the driver under test
+	c      *coord.Coordinator // d as the suite calls it
 	clk    *FakeClock
 	opts   Options
-	newC   func(t *testing.T, clk coord.Clock) coord.Coordinator
+	newD   func(t *testing.T, clk coord.Clock) coord.Driver
 	prefix string
+}
+
+// coordinator returns d wrapped as users wrap it, with a check that
+// it only ever receives valid arguments.
+func (s *suite) coordinator(d coord.Driver) *coord.Coordinator {
+	return coord.New(checked{Driver: d, errorf: s.t.Errorf})
 }
 
 // domain returns a domain unique to this subtest.
@@ -230,7 +241,7 @@ func (s *suite) heldError() {
 	s.wantHeldError(err, a)
 
 	s.clk.Advance(ttl - time.Millisecond) // still live, just
-	_, err = coord.TakeLease(s.ctx(), s.c, d, &coord.TakeOptions{Holder: "holder-B", TTL: ttl, Clock: s.clk})
+	_, err = s.c.TakeLease(s.ctx(), d, &coord.TakeOptions{Holder: "holder-B", TTL: ttl, Clock: s.clk})
 	s.wantHeldError(err, a)
 	s.wantHeldBy(a)
 }
@@ -364,7 +375,7 @@ func (s *suite) wipeResumesAboveFloor() {
 	s.acquire(d, "A", 0)
 	a := s.acquire(d, "A", 0)
 	s.mustRelease(a)
-	s.opts.Wipe(s.t, s.c, d)
+	s.opts.Wipe(s.t, s.d, d)
 	if st := s.state(d); st.Token != 0 || st.Holder != "" {
 		s.t.Fatalf("State after Wipe = %+v; want no record", st)
 	}
@@ -500,7 +511,7 @@ func (s *suite) invalidArguments() {
 		}
 	}
 	for _, d := range []string{"", "/x", "x/", "a//b", "a/./b", "a/../b", "a/_fence", "a/_fence/b", "a\x00b", "a\nb", strings.Repeat("x", objstore.MaxKeyLen+1)} {
-		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", Clock: s.clk})
+		_, err := s.c.TakeLease(ctx, d, &coord.TakeOptions{Holder: "A", Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(domain %q)", d), d, err)
 		if !errors.Is(err, objstore.ErrInvalid) {
 			s.t.Fatalf("Acquire(domain %q): %v; want an error matching objstore.ErrInvalid too", d, err)
@@ -512,7 +523,7 @@ func (s *suite) invalidArguments() {
 	}
 	d := s.domain("d")
 	for _, h := range []string{"a\x00b", "tab\there", "\x7f", strings.Repeat("h", coord.MaxHolderLen+1), "bad\xffutf8"} {
-		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: h, Clock: s.clk})
+		_, err := s.c.TakeLease(ctx, d, &coord.TakeOptions{Holder: h, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(holder %q)", h), h, err)
 		_, err = s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: h, TTL: ttl})
 		wantInvalid(fmt.Sprintf("TryAcquire(holder %q)", h), h, err)
@@ -520,13 +531,13 @@ func (s *suite) invalidArguments() {
 	_, err := s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: "", TTL: ttl})
 	wantInvalid("TryAcquire(empty holder)", "", err)
 	for _, ttl := range []time.Duration{-time.Second, time.Millisecond, coord.MinTTL - 1, coord.MaxTTL + 1} {
-		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", TTL: ttl, Clock: s.clk})
+		_, err := s.c.TakeLease(ctx, d, &coord.TakeOptions{Holder: "A", TTL: ttl, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(TTL %s)", ttl), ttl.String(), err)
 		_, err = s.c.TryAcquire(ctx, coord.Request{Domain: d, Holder: "A", TTL: ttl})
 		wantInvalid(fmt.Sprintf("TryAcquire(TTL %s)", ttl), ttl.String(), err)
 	}
 	for _, f := range []uint64{objstore.MaxToken, objstore.MaxToken + 1, ^uint64(0)} {
-		_, err := coord.TakeLease(ctx, s.c, d, &coord.TakeOptions{Holder: "A", Floor: f, Clock: s.clk})
+		_, err := s.c.TakeLease(ctx, d, &coord.TakeOptions{Holder: "A", Floor: f, Clock: s.clk})
 		wantInvalid(fmt.Sprintf("Acquire(floor %d)", f), fmt.Sprint(f), err)
 	}
 	if st := s.state(d); st.Token != 0 {
@@ -543,13 +554,13 @@ func (s *suite) invalidArguments() {
 	s.wantHeldBy(a)
 }
 
-// acquireWaitsForRelease checks that coord.Acquire with Wait does not wait
+// acquireWaitsForRelease checks that TakeLease with Wait does not wait
 // for the expiry when the holder releases early.
 func (s *suite) acquireWaitsForRelease() {
 	d := s.domain("d")
 	a := s.acquire(d, "A", 0)
 	polled := make(chan struct{}, 1)
-	w := &notifying{Coordinator: s.c, tried: polled}
+	w := s.coordinator(&notifying{Driver: s.d, tried: polled})
 	type result struct {
 		l   coord.Lease
 		err error
@@ -557,7 +568,7 @@ func (s *suite) acquireWaitsForRelease() {
 	done := make(chan result, 1)
 	ctx := s.ctx()
 	go func() {
-		l, err := coord.TakeLease(ctx, w, d, &coord.TakeOptions{Holder: "B", TTL: ttl, Wait: true, Clock: s.clk})
+		l, err := w.TakeLease(ctx, d, &coord.TakeOptions{Holder: "B", TTL: ttl, Wait: true, Clock: s.clk})
 		done <- result{l, err}
 	}()
 	select {
@@ -581,12 +592,12 @@ func (s *suite) acquireWaitsForRelease() {
 
 // notifying signals each TryAcquire that finds the lease held.
 type notifying struct {
-	coord.Coordinator
+	coord.Driver
 	tried chan struct{}
 }
 
 func (n *notifying) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
-	l, err := n.Coordinator.TryAcquire(ctx, req)
+	l, err := n.Driver.TryAcquire(ctx, req)
 	if errors.Is(err, coord.ErrLeaseHeld) {
 		select {
 		case n.tried <- struct{}{}:
@@ -600,13 +611,15 @@ func (n *notifying) TryAcquire(ctx context.Context, req coord.Request) (coord.Le
 // the system clock.
 const sessionTTL = time.Second
 
-func (s *suite) realCoordinator() coord.Coordinator { return s.newC(s.t, coord.SystemClock{}) }
+func (s *suite) realCoordinator() *coord.Coordinator {
+	return s.coordinator(s.newD(s.t, coord.SystemClock{}))
+}
 
 func (s *suite) sessionKeepsLeaseAlive() {
 	c := s.realCoordinator()
 	d := s.domain("d")
 	ctx := s.ctx()
-	l, err := coord.TakeLease(ctx, c, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
+	l, err := c.TakeLease(ctx, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
 	if err != nil {
 		s.t.Fatalf("Acquire: %v", err)
 	}
@@ -641,7 +654,7 @@ func (s *suite) sessionEndsOnTakeover() {
 	c := s.realCoordinator()
 	d := s.domain("d")
 	ctx := s.ctx()
-	l, err := coord.TakeLease(ctx, c, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
+	l, err := c.TakeLease(ctx, d, &coord.TakeOptions{Holder: "A", TTL: sessionTTL})
 	if err != nil {
 		s.t.Fatalf("Acquire: %v", err)
 	}

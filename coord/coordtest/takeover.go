@@ -15,17 +15,17 @@ import (
 // The takeover cases run fence.Acquire, the sequence holders follow,
 // against the coordinator under test and a store in memory.
 
-// WipeAfterAcquire returns c, except that right after the first
+// WipeAfterAcquire returns d, except that right after the first
 // acquisition it grants, it calls wipe (which deletes the domain's lease
-// record behind c's back) and then then: another holder's takeover
+// record behind d's back) and then then: another holder's takeover
 // squeezed between an acquisition and its fence. If wipe fails, that
 // acquisition fails with its error.
-func WipeAfterAcquire(c coord.Coordinator, wipe func() error, then func()) coord.Coordinator {
-	return &wipeAfterAcquire{Coordinator: c, wipe: wipe, then: then}
+func WipeAfterAcquire(d coord.Driver, wipe func() error, then func()) coord.Driver {
+	return &wipeAfterAcquire{Driver: d, wipe: wipe, then: then}
 }
 
 type wipeAfterAcquire struct {
-	coord.Coordinator
+	coord.Driver
 	wipe func() error
 	then func()
 	mu   sync.Mutex
@@ -33,7 +33,7 @@ type wipeAfterAcquire struct {
 }
 
 func (w *wipeAfterAcquire) TryAcquire(ctx context.Context, r coord.Request) (coord.Lease, error) {
-	l, err := w.Coordinator.TryAcquire(ctx, r)
+	l, err := w.Driver.TryAcquire(ctx, r)
 	w.mu.Lock()
 	first := err == nil && !w.done
 	w.done = w.done || first
@@ -63,13 +63,13 @@ func (s *suite) takeoverWipedMidway() {
 	}
 	s.mustRelease(old)
 	var b coord.Lease
-	w := WipeAfterAcquire(s.c, func() error { s.opts.Wipe(s.t, s.c, d); return nil }, func() {
+	w := s.coordinator(WipeAfterAcquire(s.d, func() error { s.opts.Wipe(s.t, s.d, d); return nil }, func() {
 		var err error
 		b, err = takeover(s.ctx(), objstore.New(mem, nil), s.c, d, &fence.AcquireOptions{Holder: "B", TTL: ttl, Clock: s.clk})
 		if err != nil {
 			s.t.Errorf("B's takeover after the wipe: %v", err)
 		}
-	})
+	}))
 	a, err := takeover(s.ctx(), store, w, d, &fence.AcquireOptions{Holder: "A", TTL: ttl, Clock: s.clk})
 	var fe *objstore.FencedError
 	if !errors.As(err, &fe) || fe.ClaimedBy == "" {
@@ -118,7 +118,7 @@ func (s *suite) issuerOnlyNewest() {
 
 // takeover runs fence.Acquire and orphans its session at once: these
 // cases drive the lease by hand, on a fake clock.
-func takeover(ctx context.Context, store *objstore.Store, c coord.Coordinator, domain string, opts *fence.AcquireOptions) (coord.Lease, error) {
+func takeover(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, opts *fence.AcquireOptions) (coord.Lease, error) {
 	sess, err := fence.Acquire(ctx, store, c, domain, opts)
 	if err != nil {
 		return coord.Lease{}, err

@@ -31,10 +31,7 @@ import (
 // was ambiguous (no reply, a 5xx): every update carries a random attempt
 // id, and a read that finds it in the item proves that the update
 // applied.
-func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
-	if err := coord.ValidateRequest(req); err != nil {
-		return coord.Lease{}, err
-	}
+func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
 	attempt := rand.Text()
 	var (
 		bo     backoff.Backoff
@@ -112,7 +109,7 @@ func (c *Coordinator) TryAcquire(ctx context.Context, req coord.Request) (coord.
 // otherwise it must be at least the floor (and below the maximum token)
 // and goes up by one. Either way there must be no live holder but
 // req.Holder.
-func (c *Coordinator) acquireInput(req coord.Request, attempt string, now time.Time, raise bool) *dynamodb.UpdateItemInput {
+func (c *Driver) acquireInput(req coord.Request, attempt string, now time.Time, raise bool) *dynamodb.UpdateItemInput {
 	vals := map[string]types.AttributeValue{
 		":me":      str(req.Holder),
 		":empty":   str(""),
@@ -130,7 +127,7 @@ func (c *Coordinator) acquireInput(req coord.Request, attempt string, now time.T
 	var set, counter string
 	if raise {
 		set = "SET #token = :next"
-		vals[":next"] = num(req.Floor + 1) // ValidateRequest: Floor < MaxToken
+		vals[":next"] = num(req.Floor + 1) // checked by coord.Coordinator: Floor < MaxToken
 		vals[":floor"] = num(req.Floor)
 		counter = "(attribute_not_exists(#token) OR (#token >= :zero AND #token <= :floor))"
 	} else {
@@ -155,7 +152,7 @@ func (c *Coordinator) acquireInput(req coord.Request, attempt string, now time.T
 }
 
 // acquired turns the item an acquisition wrote into its lease.
-func (c *Coordinator) acquired(req coord.Request, attempt string, av map[string]types.AttributeValue) (coord.Lease, error) {
+func (c *Driver) acquired(req coord.Request, attempt string, av map[string]types.AttributeValue) (coord.Lease, error) {
 	it, err := decodeItem(c.table, req.Domain, av)
 	if err != nil {
 		return coord.Lease{}, err
@@ -167,7 +164,7 @@ func (c *Coordinator) acquired(req coord.Request, attempt string, av map[string]
 }
 
 // get reads domain's item with a consistent read.
-func (c *Coordinator) get(ctx context.Context, domain string) (item, error) {
+func (c *Driver) get(ctx context.Context, domain string) (item, error) {
 	out, err := c.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(c.table),
 		Key:            key(domain),

@@ -125,10 +125,10 @@ func httpError(status int, err error) error {
 	}}
 }
 
-func newFake(t *testing.T, steps ...step) (*fakeAPI, *Coordinator) {
+func newFake(t *testing.T, steps ...step) (*fakeAPI, *Driver) {
 	t.Helper()
 	f := &fakeAPI{steps: steps}
-	c := newCoordinator(f, "fence-leases", &Options{Clock: coordtest.NewFakeClock(coordtest.FakeStart)})
+	c := newDriver(f, "fence-leases", &Options{Clock: coordtest.NewFakeClock(coordtest.FakeStart)})
 	return f, c
 }
 

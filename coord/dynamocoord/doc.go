@@ -1,5 +1,5 @@
-// Package dynamocoord is a coord.Coordinator that issues leases and
-// fencing tokens from a DynamoDB table.
+// Package dynamocoord is a coord.Driver that issues leases and fencing
+// tokens from a DynamoDB table. Users wrap it with coord.New.
 //
 // Each domain has one item, keyed by the partition key "domain" (S):
 //

@@ -97,14 +97,14 @@ func testCtx(t *testing.T) context.Context {
 
 func TestConformance(t *testing.T) {
 	client := testClient(t)
-	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Coordinator {
+	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Driver {
 		return mustNew(t, client, newTable(t, client), &Options{Clock: clk})
 	}, &coordtest.Options{
 		// An operator's destructive reset: delete the item behind the
 		// coordinator's back (the coordinator itself never does).
-		Wipe: func(t *testing.T, c coord.Coordinator, domain string) {
+		Wipe: func(t *testing.T, d coord.Driver, domain string) {
 			_, err := client.DeleteItem(testCtx(t), &dynamodb.DeleteItemInput{
-				TableName: aws.String(c.(*Coordinator).Table()),
+				TableName: aws.String(d.(*Driver).Table()),
 				Key:       key(domain),
 			})
 			if err != nil {
@@ -373,7 +373,7 @@ func TestOpenRejects(t *testing.T) {
 	}
 }
 
-func mustNew(t *testing.T, client *dynamodb.Client, table string, opts *Options) *Coordinator {
+func mustNew(t *testing.T, client *dynamodb.Client, table string, opts *Options) *Driver {
 	t.Helper()
 	c, err := New(client, table, opts)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/fencedstore/fence/transport"
 )
 
-// Options tunes a Coordinator. nil or zero fields mean defaults.
+// Options tunes a Driver. nil or zero fields mean defaults.
 type Options struct {
 	// Clock judges expiry and stamps it. Default coord.SystemClock. All
 	// holders of a domain should have clocks that agree within a small
@@ -42,7 +42,7 @@ type OpenOptions struct {
 	Timeouts transport.Timeouts
 }
 
-// itemAPI lists the DynamoDB calls a Coordinator makes, so that tests can
+// itemAPI lists the DynamoDB calls a Driver makes, so that tests can
 // substitute a double. *dynamodb.Client implements it.
 type itemAPI interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
@@ -58,32 +58,34 @@ type tableAPI interface {
 }
 
 var (
-	_ itemAPI           = (*dynamodb.Client)(nil)
-	_ tableAPI          = (*dynamodb.Client)(nil)
-	_ coord.Coordinator = (*Coordinator)(nil)
+	_ itemAPI      = (*dynamodb.Client)(nil)
+	_ tableAPI     = (*dynamodb.Client)(nil)
+	_ coord.Driver = (*Driver)(nil)
 )
 
-// Coordinator is a coord.Coordinator that keeps one item per domain in a
-// DynamoDB table and changes it only with conditional UpdateItem calls.
-// It is safe for concurrent use, also by many processes sharing the table.
-type Coordinator struct {
+// Driver is a coord.Driver that keeps one item per domain in a DynamoDB
+// table and changes it only with conditional UpdateItem calls. Wrap it
+// with coord.New, which checks every argument before it reaches the
+// driver. It is safe for concurrent use, also by many processes sharing
+// the table.
+type Driver struct {
 	api   itemAPI
 	table string
 	clock coord.Clock
 }
 
-// New returns a Coordinator over table, reached through client. opts may
+// New returns a Driver over table, reached through client. opts may
 // be nil. The table must exist with partition key "domain" of type S (see
 // CreateTable). An invalid table name fails with an error matching
 // coord.ErrInvalid.
-func New(client *dynamodb.Client, table string, opts *Options) (*Coordinator, error) {
+func New(client *dynamodb.Client, table string, opts *Options) (*Driver, error) {
 	if err := validateTable(table); err != nil {
 		return nil, err
 	}
-	return newCoordinator(client, table, opts), nil
+	return newDriver(client, table, opts), nil
 }
 
-func newCoordinator(api itemAPI, table string, opts *Options) *Coordinator {
+func newDriver(api itemAPI, table string, opts *Options) *Driver {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -91,12 +93,12 @@ func newCoordinator(api itemAPI, table string, opts *Options) *Coordinator {
 	if o.Clock == nil {
 		o.Clock = coord.SystemClock{}
 	}
-	return &Coordinator{api: api, table: table, clock: o.Clock}
+	return &Driver{api: api, table: table, clock: o.Clock}
 }
 
-// Open returns a Coordinator over table with a client configured by
+// Open returns a Driver over table with a client configured by
 // NewClient. It sends nothing; CheckTable checks the table.
-func Open(ctx context.Context, table string, opts *OpenOptions) (*Coordinator, error) {
+func Open(ctx context.Context, table string, opts *OpenOptions) (*Driver, error) {
 	if err := validateTable(table); err != nil {
 		return nil, err
 	}
@@ -143,12 +145,12 @@ func NewClient(ctx context.Context, opts *OpenOptions) (*dynamodb.Client, error)
 	}), nil
 }
 
-// Table returns the name of the coordinator's table.
-func (c *Coordinator) Table() string { return c.table }
+// Table returns the name of the driver's table.
+func (c *Driver) Table() string { return c.table }
 
-// Client returns the DynamoDB client the coordinator was built with, or
+// Client returns the DynamoDB client the driver was built with, or
 // nil when it runs over a test double.
-func (c *Coordinator) Client() *dynamodb.Client {
+func (c *Driver) Client() *dynamodb.Client {
 	client, _ := c.api.(*dynamodb.Client)
 	return client
 }

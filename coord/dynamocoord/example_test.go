@@ -9,21 +9,22 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 )
 
-// Open a coordinator on a table configured by the AWS chain (here with a
-// local endpoint), check the table, and take a lease.
+// Open a driver on a table configured by the AWS chain (here with a
+// local endpoint), check the table, and take a lease through coord.New.
 func Example() {
 	ctx := context.Background()
-	c, err := dynamocoord.Open(ctx, "fence-leases", &dynamocoord.OpenOptions{
+	d, err := dynamocoord.Open(ctx, "fence-leases", &dynamocoord.OpenOptions{
 		Endpoint: "http://127.0.0.1:8000",
 		Region:   "us-east-1",
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := c.CheckTable(ctx); err != nil {
+	if err := d.CheckTable(ctx); err != nil {
 		log.Fatal(err) // for example ErrTableNotFound: run `fence init`
 	}
-	l, err := coord.TakeLease(ctx, c, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
+	c := coord.New(d)
+	l, err := c.TakeLease(ctx, "reports/monthly", &coord.TakeOptions{Holder: "worker-1"})
 	if err != nil {
 		log.Fatal(err)
 	}

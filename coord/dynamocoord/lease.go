@@ -18,13 +18,7 @@ import (
 // Renew extends l to now+ttl if l's holder still holds it with l's token
 // and it has not expired; otherwise it fails with coord.ErrLeaseLost,
 // saying who holds the lease now.
-func (c *Coordinator) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
-	if err := coord.ValidateLease(l); err != nil {
-		return coord.Lease{}, err
-	}
-	if err := coord.ValidateTTL(ttl); err != nil {
-		return coord.Lease{}, err
-	}
+func (c *Driver) Renew(ctx context.Context, l coord.Lease, ttl time.Duration) (coord.Lease, error) {
 	it, err := c.change(ctx, "renew", l, func(now time.Time, attempt string) *dynamodb.UpdateItemInput {
 		return &dynamodb.UpdateItemInput{
 			TableName:           aws.String(c.table),
@@ -52,10 +46,7 @@ func (c *Coordinator) Renew(ctx context.Context, l coord.Lease, ttl time.Duratio
 // token is higher. A lease that expired but was not taken over is
 // released too; one that was taken over or already released fails with
 // coord.ErrLeaseLost.
-func (c *Coordinator) Release(ctx context.Context, l coord.Lease) error {
-	if err := coord.ValidateLease(l); err != nil {
-		return err
-	}
+func (c *Driver) Release(ctx context.Context, l coord.Lease) error {
 	_, err := c.change(ctx, "release", l, func(_ time.Time, attempt string) *dynamodb.UpdateItemInput {
 		return &dynamodb.UpdateItemInput{
 			TableName:           aws.String(c.table),
@@ -76,10 +67,7 @@ func (c *Coordinator) Release(ctx context.Context, l coord.Lease) error {
 
 // State reads domain's item with a consistent read. A domain without one
 // has a zero Token.
-func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, error) {
-	if err := coord.ValidateDomain(domain); err != nil {
-		return coord.State{}, err
-	}
+func (c *Driver) State(ctx context.Context, domain string) (coord.State, error) {
 	it, err := c.get(ctx, domain)
 	if err != nil {
 		return coord.State{}, err
@@ -94,7 +82,7 @@ func (c *Coordinator) State(ctx context.Context, domain string) (coord.State, er
 // the change is done), or the lease is no longer l's (coord.ErrLeaseLost,
 // naming who holds it). Ambiguous failures and throttling are retried
 // until ctx ends.
-func (c *Coordinator) change(ctx context.Context, op string, l coord.Lease, build func(now time.Time, attempt string) *dynamodb.UpdateItemInput) (item, error) {
+func (c *Driver) change(ctx context.Context, op string, l coord.Lease, build func(now time.Time, attempt string) *dynamodb.UpdateItemInput) (item, error) {
 	attempt := rand.Text()
 	var (
 		bo     backoff.Backoff

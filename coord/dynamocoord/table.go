@@ -85,11 +85,11 @@ func waitActive(ctx context.Context, api tableAPI, table string) error {
 	}
 }
 
-// CheckTable checks, as `fence doctor` does, that the coordinator's table
+// CheckTable checks, as `fence doctor` does, that the driver's table
 // exists with the right key schema, is ACTIVE, and has no TTL enabled.
 // A missing table fails with ErrTableNotFound, a wrong key with
 // ErrWrongSchema.
-func (c *Coordinator) CheckTable(ctx context.Context) error {
+func (c *Driver) CheckTable(ctx context.Context) error {
 	desc, err := describeTable(ctx, c.api, c.table)
 	if err != nil {
 		return tableError("check table", "", c.table, err)

@@ -21,17 +21,17 @@ import (
 	"github.com/fencedstore/fence/objstore"
 )
 
-// recorder records the tokens a coordinator issues to the probe, as the
+// recorder records the tokens a driver issues to the probe, as the
 // writers' own wrapper does.
 type recorder struct {
-	coord.Coordinator
+	coord.Driver
 	c    *hist.Client
 	last uint64 // the last token issued
 }
 
 func (r *recorder) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
 	rec := r.c.Start(hist.OpIssue, hist.Input{Domain: req.Domain, Floor: req.Floor})
-	l, err := r.Coordinator.TryAcquire(ctx, req)
+	l, err := r.Driver.TryAcquire(ctx, req)
 	switch {
 	case err == nil:
 		r.last = l.Token
@@ -68,7 +68,7 @@ func (r *run) probeI8() (recovery, []violation) {
 		wg.Go(func() {
 			c := &hist.Client{Name: "probe-" + d, W: w}
 			store := objstore.New(r.directBackend(), &objstore.Options{Holder: c.Name, Issuer: fence.Issuer(r.directCoord())})
-			co := &recorder{Coordinator: r.directCoord(), c: c}
+			co := &recorder{Driver: r.directCoord().Driver(), c: c}
 			ctx, cancel := context.WithTimeout(context.Background(), r.p.i8Bound)
 			defer cancel()
 			start := time.Now()
@@ -90,7 +90,7 @@ func (r *run) probeI8() (recovery, []violation) {
 func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *recorder, domain string, keys []string, ttl time.Duration) error {
 	id := c.NextID()
 	rec := c.Begin(id, hist.OpAcquire, hist.Input{Domain: domain})
-	sess, err := fence.Acquire(ctx, store, co, domain, &fence.AcquireOptions{Holder: c.Name, TTL: ttl, Wait: true})
+	sess, err := fence.Acquire(ctx, store, coord.New(co), domain, &fence.AcquireOptions{Holder: c.Name, TTL: ttl, Wait: true})
 	if err != nil {
 		out := hist.Output{Token: co.last}
 		outcome := hist.Fail

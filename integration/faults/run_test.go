@@ -90,7 +90,7 @@ type run struct {
 	takers      int
 	crashes     []string // servers that crashed on their own
 	direct      driver.Backend
-	directCo    coord.Coordinator
+	directCo    *coord.Coordinator
 	healedAt    int64
 	notes       []string
 }
@@ -405,7 +405,7 @@ func (r *run) ensureTakeover(domain string, token uint64) {
 	c := &hist.Client{Name: name, W: w}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*r.p.ttl+r.p.opTimeout)
 	defer cancel()
-	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name, Issuer: fence.Issuer(r.directCoord())}), &recorder{Coordinator: r.directCoord(), c: c}, domain, r.p.keys, r.p.ttl)
+	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name, Issuer: fence.Issuer(r.directCoord())}), &recorder{Driver: r.directCoord().Driver(), c: c}, domain, r.p.keys, r.p.ttl)
 	r.logf("no writer took %s over from token %d; %s did: %v", domain, token, name, err)
 }
 
@@ -509,14 +509,14 @@ func (r *run) openDirect() {
 	}
 	r.direct = b
 	if r.p.coord == spec.CoordBucket {
-		r.directCo = bucketlease.New(b, nil)
+		r.directCo = coord.New(bucketlease.New(b, nil))
 		return
 	}
-	c, err := dynamocoord.Open(context.Background(), r.table, &dynamocoord.OpenOptions{Endpoint: r.s.dynalite.url(), Region: "us-east-1"})
+	d, err := dynamocoord.Open(context.Background(), r.table, &dynamocoord.OpenOptions{Endpoint: r.s.dynalite.url(), Region: "us-east-1"})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.directCo = c
+	r.directCo = coord.New(d)
 }
 
 // watchServers restarts a server that crashes while the workload runs
@@ -559,4 +559,4 @@ func (r *run) directBackend() driver.Backend { return r.direct }
 
 // directCoord returns the run's coordinator, reaching dynalite (or, for
 // bucket leases, MinIO) directly.
-func (r *run) directCoord() coord.Coordinator { return r.directCo }
+func (r *run) directCoord() *coord.Coordinator { return r.directCo }

@@ -9,11 +9,11 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 )
 
-// recordingCoord records every token its coordinator issues (the token
+// recordingDriver records every token its driver issues (the token
 // partition of the history) and remembers the last one, so that an
 // acquire that fails after obtaining a token still says which.
-type recordingCoord struct {
-	coord.Coordinator
+type recordingDriver struct {
+	coord.Driver
 	c       *hist.Client
 	noFloor bool // negative control: ignore the store's floor
 
@@ -21,12 +21,12 @@ type recordingCoord struct {
 	last uint64
 }
 
-func (r *recordingCoord) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
+func (r *recordingDriver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
 	if r.noFloor {
 		req.Floor = 0
 	}
 	rec := r.c.Start(hist.OpIssue, hist.Input{Domain: req.Domain, Floor: req.Floor})
-	l, err := r.Coordinator.TryAcquire(ctx, req)
+	l, err := r.Driver.TryAcquire(ctx, req)
 	switch {
 	case err == nil:
 		r.mu.Lock()
@@ -43,7 +43,7 @@ func (r *recordingCoord) TryAcquire(ctx context.Context, req coord.Request) (coo
 }
 
 // takeLast returns the token issued since the last call, or 0.
-func (r *recordingCoord) takeLast() uint64 {
+func (r *recordingDriver) takeLast() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.last

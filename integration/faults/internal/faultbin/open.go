@@ -25,10 +25,11 @@ func openBackend(ctx context.Context, kind, endpoint, bucket string) (driver.Bac
 	return nil, fmt.Errorf("unknown backend %q", kind)
 }
 
-// openCoord opens the writer's lease coordinator: DynamoDB through its
-// endpoint, or lease records in the bucket through b, the writer's own
-// backend without fault points (a lease write is not a commit).
-func openCoord(ctx context.Context, cfg spec.Writer, b driver.Backend, clk coord.Clock) (coord.Coordinator, error) {
+// openDriver opens the driver of the writer's lease coordinator: DynamoDB
+// through its endpoint, or lease records in the bucket through b, the
+// writer's own backend without fault points (a lease write is not a
+// commit).
+func openDriver(ctx context.Context, cfg spec.Writer, b driver.Backend, clk coord.Clock) (coord.Driver, error) {
 	switch cfg.Coord {
 	case spec.CoordDynamo, "":
 		return dynamocoord.Open(ctx, cfg.Table, &dynamocoord.OpenOptions{Endpoint: cfg.Dynamo, Region: "us-east-1", Clock: clk})

@@ -26,7 +26,8 @@ type writer struct {
 	main  *hist.Client
 	store *objstore.Store
 	fb    *faultBackend
-	coord *recordingCoord
+	coord *coord.Coordinator // over rec
+	rec   *recordingDriver
 	clock coord.Clock
 	rng   *rand.Rand
 	stop  context.Context // cancelled by SIGTERM
@@ -52,16 +53,18 @@ func runWriter(cfg spec.Writer) error {
 	}
 	fb := newFaultBackend(b, cfg, main)
 	clk := newClock(time.Duration(cfg.ClockOffsetMillis)*time.Millisecond, cfg.ClockRate)
-	co, err := openCoord(stop, cfg, b, clk)
+	co, err := openDriver(stop, cfg, b, clk)
 	if err != nil {
 		return err
 	}
 	// Only the token the coordinator issued last may raise a domain's
 	// highest token or create the domain.
-	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(co)})
+	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co))})
+	rec := &recordingDriver{Driver: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor}
 	wr := &writer{
 		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
-		coord: &recordingCoord{Coordinator: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor},
+		coord: coord.New(rec),
+		rec:   rec,
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Client)))),
 		opTO:  time.Duration(cfg.OpTimeoutMillis) * time.Millisecond,
 	}
@@ -105,14 +108,14 @@ func (w *writer) loop() {
 func (w *writer) acquire(domain string) (coord.Lease, bool) {
 	id := w.main.NextID()
 	rec := w.main.Begin(id, hist.OpAcquire, hist.Input{Domain: domain})
-	w.coord.takeLast()
+	w.rec.takeLast()
 	// Waiting is bounded; the fence itself gets the operation timeout.
 	ctx, cancel := context.WithTimeout(w.stop, 4*w.cfg.TTL()+w.opTO)
 	defer cancel()
 	sess, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
 		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock,
 	})
-	token := w.coord.takeLast()
+	token := w.rec.takeLast()
 	if err == nil {
 		// hold starts a session of its own, outside the bounded ctx.
 		lease := sess.Orphan()

@@ -1,0 +1,64 @@
+package coord
+
+import (
+	"context"
+	"time"
+)
+
+// Coordinator issues leases and fencing tokens from a Driver. It checks
+// every argument once, before anything is sent, so that its driver
+// receives only valid input: an invalid domain, holder, TTL, floor or
+// token fails with an *InvalidError (ErrInvalid) and never reaches the
+// driver. Otherwise each method is its Driver's method, with the same
+// semantics (see Driver).
+//
+// Use TakeLease for acquisition with defaults and optional waiting, and
+// NewSession to keep a lease alive. A Coordinator is safe for concurrent
+// use if its driver is.
+type Coordinator struct {
+	d Driver
+}
+
+// New returns a Coordinator over d, which must not be nil.
+func New(d Driver) *Coordinator { return &Coordinator{d: d} }
+
+// Driver returns the driver the coordinator calls.
+func (c *Coordinator) Driver() Driver { return c.d }
+
+// TryAcquire checks req (ValidateRequest) and makes one acquisition
+// attempt (Driver.TryAcquire). It applies no defaults: TakeLease does.
+func (c *Coordinator) TryAcquire(ctx context.Context, req Request) (Lease, error) {
+	if err := ValidateRequest(req); err != nil {
+		return Lease{}, err
+	}
+	return c.d.TryAcquire(ctx, req)
+}
+
+// Renew checks l (ValidateLease) and ttl (ValidateTTL) and extends the
+// lease to now+ttl (Driver.Renew).
+func (c *Coordinator) Renew(ctx context.Context, l Lease, ttl time.Duration) (Lease, error) {
+	if err := ValidateLease(l); err != nil {
+		return Lease{}, err
+	}
+	if err := ValidateTTL(ttl); err != nil {
+		return Lease{}, err
+	}
+	return c.d.Renew(ctx, l, ttl)
+}
+
+// Release checks l (ValidateLease) and ends the lease (Driver.Release).
+func (c *Coordinator) Release(ctx context.Context, l Lease) error {
+	if err := ValidateLease(l); err != nil {
+		return err
+	}
+	return c.d.Release(ctx, l)
+}
+
+// State checks domain (ValidateDomain) and reads its record
+// (Driver.State).
+func (c *Coordinator) State(ctx context.Context, domain string) (State, error) {
+	if err := ValidateDomain(domain); err != nil {
+		return State{}, err
+	}
+	return c.d.State(ctx, domain)
+}
