@@ -104,8 +104,7 @@ func wrap(c Call, err error) error {
 	return fmt.Errorf("faulty: %s %q: %w", c.Op, c.Key, err)
 }
 
-// Get passes the call on with its fault. A reply that the fault replaces
-// is closed.
+// Get passes the call on with its fault.
 func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
 	c := Call{Op: OpGet, Key: key}
 	f := b.fault(ctx, c)
@@ -140,8 +139,7 @@ func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, erro
 	return info, nil
 }
 
-// Put passes the call on with its fault. A put that a fault fails before
-// it runs does not read body.
+// Put passes the call on with its fault.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	c := Call{Op: OpPut, Key: key, Opts: opts}
 	f := b.fault(ctx, c)
