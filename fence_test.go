@@ -14,6 +14,7 @@ import (
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver/drivertest"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/rules"
 )
@@ -61,16 +62,11 @@ func TestAcquireNoFence(t *testing.T) {
 // When the store cannot be fenced, the lease is given back.
 func TestAcquireReleasesWhenFencingFails(t *testing.T) {
 	ctx := context.Background()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	store := objstore.New(mem, nil)
 	c := coord.New(bucketlease.New(memstore.New(), nil))
 	store.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
-	mem.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
-		if call.Op == memstore.OpPut && call.Key == format.ManifestKey("d") {
-			return memstore.Fault{Err: &memstore.HTTPError{Status: 503, Code: "SlowDown"}}
-		}
-		return memstore.Fault{}
-	})
+	mem.Add(faulty.Always(faulty.OpPut, format.ManifestKey("d"), faulty.Fault{Err: &faulty.HTTPError{Status: 503, Code: "SlowDown"}}))
 	tctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	_, err := fence.Acquire(tctx, store, c, "d", &fence.AcquireOptions{Holder: "C"})

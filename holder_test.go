@@ -12,6 +12,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -73,7 +74,7 @@ func TestHolderWritesWithItsLease(t *testing.T) {
 // cause and writes nothing.
 func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 	ctx := t.Context()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	store := objstore.New(mem, nil)
 	h := newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	select {
@@ -81,12 +82,12 @@ func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session did not end when its renewal was refused")
 	}
-	before := mem.Calls(memstore.OpPut)
+	before := mem.Calls(faulty.OpPut)
 	_, err := h.Put(ctx, "k", strings.NewReader("late"), 4)
 	if !errors.Is(err, coord.ErrLeaseLost) {
 		t.Fatalf("put after the lease was lost: %v, want ErrLeaseLost", err)
 	}
-	if n := mem.Calls(memstore.OpPut) - before; n != 0 {
+	if n := mem.Calls(faulty.OpPut) - before; n != 0 {
 		t.Fatalf("put after the lease was lost made %d writes", n)
 	}
 
@@ -103,7 +104,7 @@ func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 // error matches ErrLeaseLost.
 func TestHolderCommitEndsWithTheSession(t *testing.T) {
 	ctx := t.Context()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	store := objstore.New(mem, nil)
 	h := newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	if _, err := h.Put(ctx, "warm", strings.NewReader("x"), 1); err != nil {
@@ -111,11 +112,11 @@ func TestHolderCommitEndsWithTheSession(t *testing.T) {
 	}
 	// The version upload waits until its context ends: it must end with
 	// the session.
-	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && strings.Contains(c.Key, "/_fence/v/") {
-			return memstore.Fault{Pause: ctx.Done()}
-		}
-		return memstore.Fault{}
+	mem.Add(faulty.Rule{
+		Op:    faulty.OpPut,
+		Match: func(c faulty.Call) bool { return strings.Contains(c.Key, "/_fence/v/") },
+		Every: true,
+		Func:  func(ctx context.Context, _ faulty.Call) faulty.Fault { return faulty.Fault{Pause: ctx.Done()} },
 	})
 	_, err := h.Put(ctx, "k", strings.NewReader("slow"), 4)
 	if !errors.Is(err, coord.ErrLeaseLost) {

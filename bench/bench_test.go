@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -164,13 +165,14 @@ func TestRunSelectedCases(t *testing.T) {
 func TestRunFailingCase(t *testing.T) {
 	b := memstore.New()
 	boom := errors.New("boom")
-	b.SetHook(func(_ context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && strings.Contains(c.Key, "/plain/commit/") {
-			return memstore.Fault{Err: boom}
-		}
-		return memstore.Fault{}
+	fb := faulty.New(b)
+	fb.Add(faulty.Rule{
+		Op:    faulty.OpPut,
+		Match: func(c faulty.Call) bool { return strings.Contains(c.Key, "/plain/commit/") },
+		Every: true,
+		Fault: faulty.Fault{Err: boom},
 	})
-	cfg := tiny(b)
+	cfg := tiny(fb)
 	cfg.Cases = []Case{CasePut, CaseCommit, CaseGet}
 	rep, err := Run(t.Context(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), "commit 3 x 100 B") {

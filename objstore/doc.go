@@ -11,10 +11,11 @@
 // A Store is concrete and owns all of this: validation, fencing,
 // checksums, retries and ambiguity resolution. It sits on a narrow backend
 // interface (get, head, conditional put, delete, list) that backends
-// implement: memstore (in memory, with fault hooks, for tests), filestore
-// (a local directory, the embedded default), s3store (aws-sdk-go-v2) and
-// miniostore (minio-go). The conformance suites in driver/drivertest and
-// objstoretest run against every backend.
+// implement: memstore (in memory, for tests), filestore (a local
+// directory, the embedded default), s3store (aws-sdk-go-v2) and miniostore
+// (minio-go). The conformance suites in driver/drivertest and objstoretest
+// run against every backend, and driver/faulty wraps any backend to inject
+// faults.
 //
 // # Timing
 //

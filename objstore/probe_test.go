@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -60,7 +61,8 @@ func TestProbeRefusesStoreIgnoringConditions(t *testing.T) {
 
 func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 	mem := memstore.New()
-	s := objstore.New(mem, nil)
+	fb := faulty.New(mem)
+	s := objstore.New(fb, nil)
 	for i := range 3 {
 		if _, err := s.Put(context.Background(), "d", "k", 1, strings.NewReader("x"), 1); err != nil {
 			t.Fatalf("put %d: %v", i, err)
@@ -68,7 +70,7 @@ func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 	}
 	// 4 probe puts once, then per commit: the domain's first manifest (a
 	// fence) + its floor marker + 1 version + 1 manifest, or 2.
-	if got := mem.Calls(memstore.OpPut); got != 4+4+2+2 {
+	if got := fb.Calls(faulty.OpPut); got != 4+4+2+2 {
 		t.Fatalf("%d puts, want %d (probe once, then 2, or 4 for the first commit, per commit)", got, 4+4+2+2)
 	}
 	for _, k := range mem.Keys() {

@@ -15,6 +15,7 @@ import (
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -109,7 +110,8 @@ func TestShardedDomainMatchesModel(t *testing.T) {
 func TestLargeDomainCommitCost(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	s := objstore.New(mem, nil)
+	fb := faulty.New(mem)
+	s := objstore.New(fb, nil)
 	var changes []objstore.Change
 	for i := range 10000 {
 		changes = append(changes, objstore.PutBytes(fmt.Sprintf("k%05d", i), []byte("x")))
@@ -117,11 +119,11 @@ func TestLargeDomainCommitCost(t *testing.T) {
 	if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
 		t.Fatal(err)
 	}
-	puts := mem.Calls(memstore.OpPut)
+	puts := fb.Calls(faulty.OpPut)
 	if _, err := s.Put(ctx, "d", "hot", 1, strings.NewReader("1"), 1); err != nil {
 		t.Fatal(err)
 	}
-	if n := mem.Calls(memstore.OpPut) - puts; n != 2 {
+	if n := fb.Calls(faulty.OpPut) - puts; n != 2 {
 		t.Fatalf("small commit on a 10,000-key domain made %d puts, want 2", n)
 	}
 	rc, info, err := mem.Get(ctx, format.ManifestKey("d"), driver.GetOptions{})

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/rules"
 )
@@ -19,17 +19,17 @@ import (
 // manifest changed by another writer costs one read more, not an error.
 func TestCommitRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	a := objstore.New(mem, nil)
 	b := objstore.New(mem, nil)
 	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a1"), 2); err != nil {
 		t.Fatal(err)
 	}
-	gets, puts := mem.Calls(memstore.OpGet), mem.Calls(memstore.OpPut)
+	gets, puts := mem.Calls(faulty.OpGet), mem.Calls(faulty.OpPut)
 	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a2"), 2); err != nil {
 		t.Fatal(err)
 	}
-	if g, p := mem.Calls(memstore.OpGet)-gets, mem.Calls(memstore.OpPut)-puts; g != 0 || p != 2 {
+	if g, p := mem.Calls(faulty.OpGet)-gets, mem.Calls(faulty.OpPut)-puts; g != 0 || p != 2 {
 		t.Fatalf("warm commit made %d gets and %d puts, want 0 and 2", g, p)
 	}
 	if _, err := b.Put(ctx, "d", "k", 2, strings.NewReader("b"), 1); err != nil {
@@ -56,21 +56,14 @@ func TestCommitRoundTrips(t *testing.T) {
 // version. A must read the manifest again, not fail closed.
 func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 	ctx := context.Background()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	a := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	listing, proceed := make(chan struct{}), make(chan struct{})
-	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpList && c.Key == rules.SystemKey("d", "") {
-			select {
-			case <-listing:
-			default:
-				close(listing)
-				return memstore.Fault{Pause: proceed}
-			}
-		}
-		return memstore.Fault{}
-	})
+	mem.Add(faulty.Rule{Op: faulty.OpList, Key: rules.SystemKey("d", ""), Func: func(context.Context, faulty.Call) faulty.Fault {
+		close(listing)
+		return faulty.Fault{Pause: proceed}
+	}})
 	done := make(chan error, 1)
 	go func() {
 		_, err := a.Put(ctx, "d", "k", 1, strings.NewReader("A"), 1)
@@ -96,19 +89,20 @@ func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 func TestReadRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	w := objstore.New(mem, nil)
-	r := objstore.New(mem, nil)
+	fb := faulty.New(mem)
+	w := objstore.New(fb, nil)
+	r := objstore.New(fb, nil)
 	if _, err := w.Put(ctx, "d", "k", 1, strings.NewReader("one"), 3); err != nil {
 		t.Fatal(err)
 	}
 	read := func(want string) int64 {
 		t.Helper()
-		before := mem.Calls(memstore.OpGet)
+		before := fb.Calls(faulty.OpGet)
 		got, _, err := r.ReadAll(ctx, "d", "k")
 		if err != nil || string(got) != want {
 			t.Fatalf("read = %q, %v; want %q", got, err, want)
 		}
-		return mem.Calls(memstore.OpGet) - before
+		return fb.Calls(faulty.OpGet) - before
 	}
 	if n := read("one"); n != 2 {
 		t.Fatalf("cold read made %d GETs, want 2 (manifest, version)", n)
@@ -140,22 +134,14 @@ func TestReadRoundTrips(t *testing.T) {
 // commits on top of the other's manifest (a data commit claims no token).
 func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 	ctx := context.Background()
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	a := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	b := objstore.New(mem, &objstore.Options{SkipProbe: true})
 	creating, proceed := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && c.Key == format.ManifestKey("d") && isCreate(c.Opts) {
-			hit := false
-			once.Do(func() { hit = true })
-			if hit {
-				close(creating)
-				return memstore.Fault{Pause: proceed}
-			}
-		}
-		return memstore.Fault{}
-	})
+	mem.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Mode: driver.Create{}, Func: func(context.Context, faulty.Call) faulty.Fault {
+		close(creating)
+		return faulty.Fault{Pause: proceed}
+	}})
 	done := make(chan error, 1)
 	go func() {
 		_, err := a.Put(ctx, "d", "a", 1, strings.NewReader("A"), 1)
@@ -174,9 +160,4 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 			t.Fatalf("read %s = %q, %v; want %q", k, got, err, want)
 		}
 	}
-}
-
-func isCreate(o driver.PutOptions) bool {
-	_, ok := o.Mode.(driver.Create)
-	return ok
 }

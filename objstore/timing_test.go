@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -18,16 +19,16 @@ import (
 // got 30 s, and a slow producer's upload failed with "context deadline
 // exceeded".)
 func TestNoHiddenDeadline(t *testing.T) {
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	var calls, withDeadline atomic.Int64
-	mem.SetHook(func(ctx context.Context, c memstore.Call) memstore.Fault {
+	mem.Add(faulty.Func(func(ctx context.Context, c faulty.Call) faulty.Fault {
 		calls.Add(1)
 		if _, ok := ctx.Deadline(); ok {
 			withDeadline.Add(1)
 			t.Errorf("%s %q was given a deadline the caller did not set", c.Op, c.Key)
 		}
-		return memstore.Fault{}
-	})
+		return faulty.Fault{}
+	}))
 	s := objstore.New(mem, nil)
 	ctx := context.Background()
 	steps := []struct {
@@ -61,37 +62,31 @@ func TestNoHiddenDeadline(t *testing.T) {
 // number of retries, and a commit whose manifest write may have landed
 // reports an unknown outcome.
 func TestRetriesEndWithoutADeadline(t *testing.T) {
-	mem := memstore.New()
+	mem := faulty.New(memstore.New())
 	s := objstore.New(mem, nil)
 	ctx := context.Background()
 	if _, err := s.Fence(ctx, "d", 1); err != nil {
 		t.Fatal(err)
 	}
-	mem.SetHook(func(context.Context, memstore.Call) memstore.Fault {
-		return memstore.Fault{Err: &memstore.HTTPError{Status: 503, Code: "SlowDown"}}
-	})
+	mem.Add(faulty.Always("", "", faulty.Fault{Err: &faulty.HTTPError{Status: 503, Code: "SlowDown"}}))
 	start := time.Now()
-	before := mem.Calls(memstore.OpGet)
+	before := mem.Calls(faulty.OpGet)
 	_, err := objstore.New(mem, nil).Highest(ctx, "d") // a fresh Store has no cached manifest
 	if err == nil || !strings.Contains(err.Error(), "retries exhausted") {
 		t.Fatalf("Highest over a store that always answers 503: %v; want it to give up", err)
 	}
-	if n := mem.Calls(memstore.OpGet) - before; n > 20 {
+	if n := mem.Calls(faulty.OpGet) - before; n > 20 {
 		t.Fatalf("Highest made %d reads before giving up", n)
 	}
 	_, err = s.Put(ctx, "d", "k", 1, strings.NewReader("v"), 1)
 	if err == nil {
 		t.Fatal("Put over a store that always answers 503 succeeded")
 	}
-	mem.SetHook(func(_ context.Context, c memstore.Call) memstore.Fault {
-		if c.Op == memstore.OpPut && c.Key == format.ManifestKey("d") {
-			return memstore.Fault{ErrAfter: &memstore.HTTPError{Status: 503}}
-		}
-		if c.Op == memstore.OpGet {
-			return memstore.Fault{Err: &memstore.HTTPError{Status: 503}}
-		}
-		return memstore.Fault{}
-	})
+	mem.Clear()
+	mem.Add(
+		faulty.Always(faulty.OpPut, format.ManifestKey("d"), faulty.Fault{ErrAfter: &faulty.HTTPError{Status: 503}}),
+		faulty.Always(faulty.OpGet, "", faulty.Fault{Err: &faulty.HTTPError{Status: 503}}),
+	)
 	_, err = s.Put(ctx, "d", "k2", 1, strings.NewReader("v"), 1)
 	if !errors.Is(err, objstore.ErrOutcomeUnknown) {
 		t.Fatalf("Put whose manifest write landed and could not be read back: %v; want ErrOutcomeUnknown", err)

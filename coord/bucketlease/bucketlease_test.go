@@ -18,6 +18,7 @@ import (
 	"github.com/fencedstore/fence/coord/coordtest"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/drivertest"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/rules"
@@ -30,13 +31,19 @@ const (
 
 var key = rules.SystemKey(domain, bucketlease.RecordName)
 
-func newDriver(t *testing.T) (*bucketlease.Driver, *memstore.Backend, *coordtest.FakeClock) {
+func newDriver(t *testing.T) (*bucketlease.Driver, *faulty.Backend, *coordtest.FakeClock) {
 	t.Helper()
-	b := memstore.New()
+	b := faulty.New(memstore.New())
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
 	// The probe's writes would be counted and hooked like the record's;
 	// TestProbesBeforeTheFirstWrite covers it.
 	return bucketlease.New(b, &bucketlease.Options{Clock: clk, SkipProbe: true}), b, clk
+}
+
+// corrupt overwrites key in newDriver's backend, unseen by its rules and
+// call counts.
+func corrupt(b *faulty.Backend, key string, data []byte) {
+	b.Unwrap().(*memstore.Backend).Corrupt(key, data)
 }
 
 // TestProbesBeforeTheFirstWrite: over a store that ignores conditional
@@ -130,21 +137,21 @@ func TestRecordFormat(t *testing.T) {
 }
 
 // ambiguousFaults apply the put, then fail: the caller cannot tell.
-var ambiguousFaults = map[string]memstore.Fault{
+var ambiguousFaults = map[string]faulty.Fault{
 	"DropReply": {DropReply: true},
-	"503After":  {ErrAfter: &memstore.HTTPError{Status: http.StatusServiceUnavailable}},
+	"503After":  {ErrAfter: &faulty.HTTPError{Status: http.StatusServiceUnavailable}},
 }
 
 func TestAcquireLostReply(t *testing.T) {
 	for name, f := range ambiguousFaults {
 		t.Run(name, func(t *testing.T) {
 			c, b, _ := newDriver(t)
-			b.SetHook(memstore.Once(memstore.OpPut, key, f))
+			b.Add(faulty.Once(faulty.OpPut, key, f))
 			l := acquire(t, c, "A")
 			if l.Token != 1 || l.Holder != "A" {
 				t.Fatalf("lease after a lost reply = %+v; want token 1 for A", l)
 			}
-			if n := b.Calls(memstore.OpPut); n != 1 {
+			if n := b.Calls(faulty.OpPut); n != 1 {
 				t.Fatalf("%d puts; want exactly 1 (the lost reply was recognised, not retried)", n)
 			}
 			st, err := c.State(ctx(t), domain)
@@ -167,16 +174,16 @@ func TestRenewAndReleaseLostReply(t *testing.T) {
 			c, b, clk := newDriver(t)
 			l := acquire(t, c, "A")
 			clk.Advance(time.Second)
-			b.SetHook(memstore.Once(memstore.OpPut, key, f))
+			b.Add(faulty.Once(faulty.OpPut, key, f))
 			r, err := c.Renew(ctx(t), l, ttl)
 			if err != nil || !r.Expires.Equal(clk.Now().Add(ttl)) || r.Token != l.Token {
 				t.Fatalf("Renew after a lost reply = %+v, %v; want expiry %s", r, err, clk.Now().Add(ttl))
 			}
-			b.SetHook(memstore.Once(memstore.OpPut, key, f))
+			b.Add(faulty.Once(faulty.OpPut, key, f))
 			if err := c.Release(ctx(t), r); err != nil {
 				t.Fatalf("Release after a lost reply: %v", err)
 			}
-			if n := b.Calls(memstore.OpPut); n != 3 {
+			if n := b.Calls(faulty.OpPut); n != 3 {
 				t.Fatalf("%d puts; want 3", n)
 			}
 			st, _ := c.State(ctx(t), domain)
@@ -188,18 +195,18 @@ func TestRenewAndReleaseLostReply(t *testing.T) {
 }
 
 func TestWriteFailuresRetried(t *testing.T) {
-	for name, f := range map[string]memstore.Fault{
-		"Conflict409":    {Err: &memstore.HTTPError{Status: http.StatusConflict, Code: "ConditionalRequestConflict"}},
-		"Unavailable503": {Err: &memstore.HTTPError{Status: http.StatusServiceUnavailable}},
+	for name, f := range map[string]faulty.Fault{
+		"Conflict409":    {Err: &faulty.HTTPError{Status: http.StatusConflict, Code: "ConditionalRequestConflict"}},
+		"Unavailable503": {Err: &faulty.HTTPError{Status: http.StatusServiceUnavailable}},
 		"Reset":          {Err: errors.New("connection reset by peer")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, b, _ := newDriver(t)
-			b.SetHook(memstore.Once(memstore.OpPut, key, f))
+			b.Add(faulty.Once(faulty.OpPut, key, f))
 			if l := acquire(t, c, "A"); l.Token != 1 {
 				t.Fatalf("token %d; want 1", l.Token)
 			}
-			if n := b.Calls(memstore.OpPut); n != 2 {
+			if n := b.Calls(faulty.OpPut); n != 2 {
 				t.Fatalf("%d puts; want 2 (one failed, one retried)", n)
 			}
 		})
@@ -208,7 +215,7 @@ func TestWriteFailuresRetried(t *testing.T) {
 
 func TestReadFailuresRetried(t *testing.T) {
 	c, b, _ := newDriver(t)
-	b.SetHook(memstore.FailNext(memstore.OpGet, key, &memstore.HTTPError{Status: http.StatusInternalServerError}))
+	b.Add(faulty.FailNext(faulty.OpGet, key, &faulty.HTTPError{Status: http.StatusInternalServerError}))
 	if l := acquire(t, c, "A"); l.Token != 1 {
 		t.Fatalf("token %d; want 1", l.Token)
 	}
@@ -219,14 +226,10 @@ func TestReadFailuresRetried(t *testing.T) {
 func TestLostRace(t *testing.T) {
 	c, b, _ := newDriver(t)
 	pause, reached := make(chan struct{}), make(chan struct{})
-	b.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
-		if call.Op != memstore.OpPut {
-			return memstore.Fault{}
-		}
-		b.SetHook(nil)
+	b.Add(faulty.Rule{Op: faulty.OpPut, Func: func(context.Context, faulty.Call) faulty.Fault {
 		close(reached)
-		return memstore.Fault{Pause: pause}
-	})
+		return faulty.Fault{Pause: pause}
+	}})
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: "A", TTL: ttl})
@@ -251,15 +254,12 @@ func TestRecordDeletedMidWrite(t *testing.T) {
 	if err := c.Release(ctx(t), l); err != nil {
 		t.Fatal(err)
 	}
-	b.SetHook(func(ctx context.Context, call memstore.Call) memstore.Fault {
-		if call.Op == memstore.OpPut && isUpdate(call.Opts) {
-			b.SetHook(nil)
-			if err := b.Delete(ctx, key); err != nil {
-				t.Error(err)
-			}
+	b.Add(faulty.Rule{Op: faulty.OpPut, Mode: driver.Update{}, Func: func(ctx context.Context, _ faulty.Call) faulty.Fault {
+		if err := b.Delete(ctx, key); err != nil {
+			t.Error(err)
 		}
-		return memstore.Fault{}
-	})
+		return faulty.Fault{}
+	}})
 	l2, err := c.TryAcquire(ctx(t), coord.Request{Domain: domain, Holder: "B", TTL: ttl, Floor: l.Token})
 	if err != nil || l2.Token != l.Token+1 {
 		t.Fatalf("TryAcquire after the record vanished = %+v, %v; want token %d from the floor", l2, err, l.Token+1)
@@ -268,9 +268,7 @@ func TestRecordDeletedMidWrite(t *testing.T) {
 
 func TestOutcomeUnknownIsBounded(t *testing.T) {
 	c, b, _ := newDriver(t)
-	b.SetHook(func(context.Context, memstore.Call) memstore.Fault {
-		return memstore.Fault{Err: &memstore.HTTPError{Status: http.StatusServiceUnavailable}}
-	})
+	b.Add(faulty.Always("", "", faulty.Fault{Err: &faulty.HTTPError{Status: http.StatusServiceUnavailable}}))
 	cctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -286,15 +284,10 @@ func TestOutcomeUnknownIsBounded(t *testing.T) {
 func TestPutsOutcomeUnknown(t *testing.T) {
 	c, b, _ := newDriver(t)
 	// Every put fails ambiguously, and then every read fails too.
-	b.SetHook(func(_ context.Context, call memstore.Call) memstore.Fault {
-		if call.Op == memstore.OpPut {
-			b.SetHook(func(context.Context, memstore.Call) memstore.Fault {
-				return memstore.Fault{Err: errors.New("network down")}
-			})
-			return memstore.Fault{Err: errors.New("timeout")}
-		}
-		return memstore.Fault{}
-	})
+	b.Add(faulty.Rule{Op: faulty.OpPut, Func: func(context.Context, faulty.Call) faulty.Fault {
+		b.Add(faulty.Always("", "", faulty.Fault{Err: errors.New("network down")}))
+		return faulty.Fault{Err: errors.New("timeout")}
+	}})
 	cctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, err := c.TryAcquire(cctx, coord.Request{Domain: domain, Holder: "A", TTL: ttl})
@@ -324,7 +317,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
 			c, b, clk := newDriver(t)
-			b.Corrupt(key, []byte(content))
+			corrupt(b, key, []byte(content))
 			lease := coord.Lease{Domain: domain, Holder: "A", Token: 3, Expires: clk.Now().Add(ttl)}
 			check := func(op string, err error) {
 				t.Helper()
@@ -340,7 +333,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 			check("Release", c.Release(ctx(t), lease))
 			_, err = c.State(ctx(t), domain)
 			check("State", err)
-			if n := b.Calls(memstore.OpPut); n != 0 {
+			if n := b.Calls(faulty.OpPut); n != 0 {
 				t.Fatalf("%d writes over a corrupt record", n)
 			}
 			if got := string(readRecord(t, b)); got != content {
@@ -350,7 +343,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 	}
 	t.Run("ValidRecordReads", func(t *testing.T) {
 		c, b, _ := newDriver(t)
-		b.Corrupt(key, []byte(valid))
+		corrupt(b, key, []byte(valid))
 		st, err := c.State(ctx(t), domain)
 		if err != nil || st.Token != 3 || st.Holder != "A" {
 			t.Fatalf("State of the valid template = %+v, %v", st, err)
@@ -360,7 +353,7 @@ func TestCorruptRecordFailsClosed(t *testing.T) {
 
 func TestOversizedRecord(t *testing.T) {
 	c, b, _ := newDriver(t)
-	b.Corrupt(key, []byte(`{"format":"fence.lease/v1","pad":"`+strings.Repeat("x", 70<<10)+`"}`))
+	corrupt(b, key, []byte(`{"format":"fence.lease/v1","pad":"`+strings.Repeat("x", 70<<10)+`"}`))
 	_, err := c.State(ctx(t), domain)
 	if !errors.Is(err, coord.ErrCorruptRecord) {
 		t.Fatalf("State of a 70KiB record: %v; want ErrCorruptRecord", err)
@@ -421,9 +414,4 @@ func TestSharedDirectory(t *testing.T) {
 	if n := winners.Load(); n != 1 {
 		t.Fatalf("%d winners; want 1", n)
 	}
-}
-
-func isUpdate(o driver.PutOptions) bool {
-	_, ok := o.Mode.(driver.Update)
-	return ok
 }

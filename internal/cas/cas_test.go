@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencedstore/fence/internal/cas"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -97,33 +98,11 @@ func TestConcurrentUpdatesAllLand(t *testing.T) {
 	}
 }
 
-// lossy applies the first put, then answers it with an ambiguous error.
-type lossy struct {
-	driver.Backend
-	mu    sync.Mutex
-	drops int
-	err   error // returned by every put instead, when set
-}
-
-func (l *lossy) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
-	if l.err != nil {
-		io.Copy(io.Discard, body)
-		return driver.ObjectInfo{}, l.err
-	}
-	info, err := l.Backend.Put(ctx, key, body, size, opts)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err == nil && l.drops > 0 {
-		l.drops--
-		return driver.ObjectInfo{}, errors.New("injected: reply lost")
-	}
-	return info, err
-}
-
 // A write whose reply was lost is found in the read-back and is not
 // applied again.
 func TestLostReplySettledByReadBack(t *testing.T) {
-	b := &lossy{Backend: memstore.New(), drops: 1}
+	b := faulty.New(memstore.New())
+	b.Add(faulty.Once(faulty.OpPut, "n", faulty.Fault{DropReply: true}))
 	c := &counter{b: b, id: "once"}
 	if err := run(t, b, c); err != nil || !c.landed || c.failed != 1 {
 		t.Fatalf("Run = %v, landed %v, failed %d; want the lost reply settled as landed", err, c.landed, c.failed)
@@ -137,7 +116,8 @@ func TestLostReplySettledByReadBack(t *testing.T) {
 // A write that fails ambiguously every time ends through Stop once the
 // backoff runs out, which reports that it may have landed.
 func TestAmbiguousUntilTheEnd(t *testing.T) {
-	b := &lossy{Backend: memstore.New(), err: errors.New("injected: 503")}
+	b := faulty.New(memstore.New())
+	b.Add(faulty.Always(faulty.OpPut, "n", faulty.Fault{Err: &faulty.HTTPError{Status: 503}}))
 	c := &counter{b: b, id: "x"}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -150,7 +130,8 @@ func TestAmbiguousUntilTheEnd(t *testing.T) {
 // A missing bucket (ErrNotFound on a write) ends the update at once: the
 // write did not land.
 func TestMissingBucketStops(t *testing.T) {
-	b := &lossy{Backend: memstore.New(), err: fmt.Errorf("NoSuchBucket: %w", driver.ErrNotFound)}
+	b := faulty.New(memstore.New())
+	b.Add(faulty.Always(faulty.OpPut, "n", faulty.Fault{Err: &faulty.HTTPError{Status: 404, Code: "NoSuchBucket"}}))
 	c := &counter{b: b, id: "x"}
 	err := run(t, b, c)
 	if !errors.Is(err, driver.ErrNotFound) || c.failed != 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 )
 
 // RunStore runs the fencing conformance suite: objstore.Store over the
@@ -22,7 +23,7 @@ import (
 func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 	cases := []struct {
 		name string
-		fn   func(t *testing.T, s *objstore.Store, f *faulty)
+		fn   func(t *testing.T, s *objstore.Store, f *faulty.Backend)
 	}{
 		{"StaleTokenRejected", testStaleTokenRejected},
 		{"EqualTokenAccepted", testEqualTokenAccepted},
@@ -66,7 +67,7 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := &faulty{Backend: newBackend(t)}
+			f := faulty.New(newBackend(t))
 			s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: 1000})
 			c.fn(t, s, f)
 		})
@@ -113,7 +114,7 @@ func wantFenced(t *testing.T, err error, token, highest uint64) {
 	}
 }
 
-func testStaleTokenRejected(t *testing.T, s *objstore.Store, _ *faulty) {
+func testStaleTokenRejected(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "d", "k", 42, "from 42")
 	_, err := s.Commit(tctx(t), "d", 41, []objstore.Change{objstore.PutBytes("k", []byte("from 41")), objstore.PutBytes("other", []byte("x"))}, nil)
 	wantFenced(t, err, 41, 42)
@@ -126,7 +127,7 @@ func testStaleTokenRejected(t *testing.T, s *objstore.Store, _ *faulty) {
 	mustRead(t, s, "d", "k", "from 42")
 }
 
-func testEqualTokenAccepted(t *testing.T, s *objstore.Store, _ *faulty) {
+func testEqualTokenAccepted(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "d", "k", 7, "one")
 	c := commitPut(t, s, "d", "k", 7, "two")
 	if c.Highest != 7 || c.Token != 7 {
@@ -137,7 +138,7 @@ func testEqualTokenAccepted(t *testing.T, s *objstore.Store, _ *faulty) {
 	mustRead(t, s, "d", "k", "three")
 }
 
-func testFenceOnTakeover(t *testing.T, s *objstore.Store, _ *faulty) {
+func testFenceOnTakeover(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "d", "k", 41, "A")
 	fc, err := s.Fence(tctx(t), "d", 42)
 	if err != nil {
@@ -174,7 +175,7 @@ func testFenceOnTakeover(t *testing.T, s *objstore.Store, _ *faulty) {
 // testRacingCommits: 16 writers race commits with assorted tokens. Exactly
 // one commit wins each manifest version, no acknowledged commit is lost,
 // and no commit is acknowledged below a token already committed.
-func testRacingCommits(t *testing.T, s *objstore.Store, _ *faulty) {
+func testRacingCommits(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	const writers, rounds = 16, 4
 	type ack struct {
 		c    objstore.CommitResult
@@ -258,9 +259,9 @@ func testRacingCommits(t *testing.T, s *objstore.Store, _ *faulty) {
 	t.Logf("%d acknowledged, %d fenced", len(acks), fenced)
 }
 
-func testDroppedReplyResolved(t *testing.T, s *objstore.Store, f *faulty) {
+func testDroppedReplyResolved(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	f.add(rule{match: manifestPut("d"), after: errInjected})
+	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errInjected}))
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("after"))}, nil)
 	if err != nil {
 		t.Fatalf("commit whose reply was dropped: %v (want success found by reading back)", err)
@@ -288,14 +289,14 @@ func countID(m *format.Manifest, id string) int {
 // testReplyReplacedBy503: the write landed, its reply became a 503, and a
 // competing holder fenced the domain before the read-back. The commit must
 // be reported as applied, never as fenced.
-func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty) {
+func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	other := objstore.New(f.Backend, nil)
-	f.add(rule{match: manifestPut("d"), after: errInjected, then: func() {
+	other := objstore.New(f.Unwrap(), nil)
+	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errInjected, Then: func() {
 		if _, err := other.Fence(context.Background(), "d", 3); err != nil {
 			t.Errorf("competing fence: %v", err)
 		}
-	}})
+	}}))
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
 	if err != nil || !c.Recovered {
 		t.Fatalf("commit = %+v, %v; want success recovered by reading back", c, err)
@@ -321,9 +322,9 @@ var errRetried412 = fmt.Errorf("objstoretest: retried write answered 412: %w", d
 // testReplyReplacedBy412: the write landed and its reply was lost; the
 // client underneath retried it and got 412. The commit is found in the
 // manifest's log and reported as applied.
-func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty) {
+func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	f.add(rule{match: manifestPut("d"), after: errRetried412})
+	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errRetried412}))
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
 	if err != nil || !c.Recovered {
 		t.Fatalf("commit = %+v, %v; want success recovered by reading back", c, err)
@@ -336,18 +337,18 @@ func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty) {
 // the time the store read back, a new holder had fenced the domain and
 // committed more times than the manifest's log keeps. The commit cannot be
 // found, but it may have landed: the outcome is unknown, never fenced.
-func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
+func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	const logLimit = 4
 	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
-	other := objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimit})
+	other := objstore.New(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
-	f.add(rule{match: manifestPut("d"), after: errRetried412, then: func() {
+	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errRetried412, Then: func() {
 		for i := range logLimit + 2 {
 			if _, err := other.Commit(context.Background(), "d", 3, []objstore.Change{objstore.PutBytes("k", []byte(fmt.Sprint("other ", i)))}, nil); err != nil {
 				t.Errorf("competing commit: %v", err)
 			}
 		}
-	}})
+	}}))
 	_, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
 	var ue *objstore.UnknownOutcomeError
 	if !errors.As(err, &ue) || ue.CommitID == "" {
@@ -362,24 +363,19 @@ func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty
 // while the old holder commits faster than the log keeps. A fence may be
 // written again (twice changes nothing), so it is retried and lands,
 // rather than ending unknown as a data commit must.
-func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
+func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	const logLimit = 4
 	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
-	old := objstore.New(f.Backend, &objstore.Options{Holder: "old", LogLimit: logLimit})
+	old := objstore.New(f.Unwrap(), &objstore.Options{Holder: "old", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
-	fired := false
-	f.add(rule{match: func(key string, opts driver.PutOptions) bool {
-		if key != format.ManifestKey("d") || fired {
-			return false
-		}
-		fired = true
+	f.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
 		for i := range logLimit + 2 {
 			if _, err := old.Commit(context.Background(), "d", 1, []objstore.Change{objstore.PutBytes("k", []byte(fmt.Sprint("old ", i)))}, nil); err != nil {
 				t.Errorf("old holder's commit: %v", err)
 			}
 		}
-		return true
-	}, before: errRetried412})
+		return faulty.Fault{Err: errRetried412}
+	}})
 	c, err := s.Fence(tctx(t), "d", 2)
 	if err != nil {
 		t.Fatalf("fence after a 412 and a log that moved on: %v; want it written again", err)
@@ -392,10 +388,10 @@ func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty)
 	}
 }
 
-func testConflictRetried(t *testing.T, s *objstore.Store, f *faulty) {
+func testConflictRetried(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	f.add(rule{match: manifestPut("d"), before: conflictErr})
-	f.add(rule{match: manifestPut("d"), before: conflictErr})
+	f.Add(manifestPut("d", faulty.Fault{Err: conflictErr}))
+	f.Add(manifestPut("d", faulty.Fault{Err: conflictErr}))
 	c := commitPut(t, s, "d", "k", 1, "after")
 	if c.Recovered {
 		t.Fatalf("a 409 applies nothing; commit should not be recovered: %+v", c)
@@ -403,12 +399,10 @@ func testConflictRetried(t *testing.T, s *objstore.Store, f *faulty) {
 	mustRead(t, s, "d", "k", "after")
 }
 
-func testOutcomeUnknown(t *testing.T, s *objstore.Store, f *faulty) {
+func testOutcomeUnknown(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	gate := make(chan struct{})
-	for range 1000 {
-		f.add(rule{match: manifestPut("d"), before: errInjected, pause: gate})
-	}
+	f.Add(faulty.Always(faulty.OpPut, format.ManifestKey("d"), faulty.Fault{Err: errInjected, Pause: gate}))
 	close(gate)
 	c, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -420,9 +414,7 @@ func testOutcomeUnknown(t *testing.T, s *objstore.Store, f *faulty) {
 	if errors.Is(err, objstore.ErrFenced) {
 		t.Fatalf("unknown outcome reported as fenced: %v", err)
 	}
-	f.mu.Lock()
-	f.rules = nil
-	f.mu.Unlock()
+	f.Clear()
 	// Retrying with the same id applies it exactly once.
 	if _, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("lost?"))}, &objstore.CommitOptions{ID: ue.CommitID}); err != nil {
 		t.Fatalf("retry: %v", err)
@@ -437,24 +429,21 @@ func testOutcomeUnknown(t *testing.T, s *objstore.Store, f *faulty) {
 // testPausedMidCommit: the stale-holder scenario inside one commit. Holder
 // A has uploaded its data and is paused before its manifest write; B fences
 // and commits; A resumes and must be rejected.
-func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty) {
+func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 41, "A1")
 	gate := make(chan struct{})
 	paused := make(chan struct{})
-	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
-		if key == format.ManifestKey("d") {
-			close(paused)
-			return true
-		}
-		return false
-	}, pause: gate})
+	f.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
+		close(paused)
+		return faulty.Fault{Pause: gate}
+	}})
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.Put(context.Background(), "d", "k", 41, strings.NewReader("A2 late"), -1)
 		done <- err
 	}()
 	<-paused
-	b := objstore.New(f.Backend, nil)
+	b := objstore.New(f.Unwrap(), nil)
 	if _, err := b.Fence(tctx(t), "d", 42); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +455,7 @@ func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty) {
 	mustRead(t, s, "d", "k", "B")
 }
 
-func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
+func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	bodies := map[string]string{
 		"empty":          "",
 		"not json":       "{not json",
@@ -477,7 +466,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	for name, body := range bodies {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			key := format.ManifestKey("d")
-			if _, err := f.Backend.Put(tctx(t), key, strings.NewReader(body), int64(len(body)), driver.PutOptions{}); err != nil {
+			if _, err := f.Unwrap().Put(tctx(t), key, strings.NewReader(body), int64(len(body)), driver.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			check := func(op string, err error) {
@@ -495,7 +484,7 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 			check("highest", err)
 			_, _, err = s.ReadAll(tctx(t), "d", "k")
 			check("read", err)
-			rc, _, err := f.Backend.Get(tctx(t), key, driver.GetOptions{})
+			rc, _, err := f.Unwrap().Get(tctx(t), key, driver.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -508,14 +497,14 @@ func testCorruptManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 }
 
-func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty) {
+func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 42, "B")
-	if err := f.Backend.Delete(tctx(t), format.ManifestKey("d")); err != nil {
+	if err := f.Unwrap().Delete(tctx(t), format.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
 	// A store that saw the manifest, and a fresh one that did not, both
 	// refuse to treat the domain as new.
-	fresh := objstore.New(f.Backend, nil)
+	fresh := objstore.New(f.Unwrap(), nil)
 	for name, st := range map[string]*objstore.Store{"same store": s, "fresh store": fresh} {
 		_, err := st.Put(tctx(t), "d", "k", 43, strings.NewReader("after loss"), -1)
 		if !errors.Is(err, objstore.ErrCorruptManifest) {
@@ -531,7 +520,7 @@ func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 }
 
-func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
+func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	changes := func(gen string) []objstore.Change {
 		var out []objstore.Change
 		for i := range 20 {
@@ -548,20 +537,17 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	// A commit that uploads all its versions and is then fenced publishes
 	// none of them.
 	gate, paused := make(chan struct{}), make(chan struct{})
-	f.add(rule{match: func(key string, _ driver.PutOptions) bool {
-		if key == format.ManifestKey("d") {
-			close(paused)
-			return true
-		}
-		return false
-	}, pause: gate})
+	f.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
+		close(paused)
+		return faulty.Fault{Pause: gate}
+	}})
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.Commit(context.Background(), "d", 1, changes("stale "), nil)
 		done <- err
 	}()
 	<-paused
-	if _, err := objstore.New(f.Backend, nil).Fence(tctx(t), "d", 2); err != nil {
+	if _, err := objstore.New(f.Unwrap(), nil).Fence(tctx(t), "d", 2); err != nil {
 		t.Fatal(err)
 	}
 	close(gate)
@@ -592,7 +578,7 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 }
 
-func testSnapshotPinned(t *testing.T, s *objstore.Store, _ *faulty) {
+func testSnapshotPinned(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "d", "a", 1, "a1")
 	commitPut(t, s, "d", "b", 1, "b1")
 	sn, err := s.Snapshot(tctx(t), "d")
@@ -614,7 +600,7 @@ func testSnapshotPinned(t *testing.T, s *objstore.Store, _ *faulty) {
 	mustRead(t, s, "d", "a", "a2")
 }
 
-func testDelete(t *testing.T, s *objstore.Store, _ *faulty) {
+func testDelete(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "d", "k", 3, "x")
 	if _, err := s.Delete(tctx(t), "d", "k", 3); err != nil {
 		t.Fatal(err)
@@ -631,10 +617,10 @@ func testDelete(t *testing.T, s *objstore.Store, _ *faulty) {
 	}
 }
 
-func testIntegrity(t *testing.T, s *objstore.Store, f *faulty) {
+func testIntegrity(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	c := commitPut(t, s, "d", "k", 1, "genuine")
 	obj := c.Versions[0].Object
-	if _, err := f.Backend.Put(tctx(t), obj, strings.NewReader("tampered"), 8, driver.PutOptions{}); err != nil {
+	if _, err := f.Unwrap().Put(tctx(t), obj, strings.NewReader("tampered"), 8, driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.ReadAll(tctx(t), "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
@@ -642,7 +628,7 @@ func testIntegrity(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 }
 
-func testInvalidInput(t *testing.T, s *objstore.Store, f *faulty) {
+func testInvalidInput(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	bad := []struct {
 		domain, key string
 		token       uint64
@@ -666,7 +652,7 @@ func testInvalidInput(t *testing.T, s *objstore.Store, f *faulty) {
 		}
 	}
 	n := 0
-	if err := f.Backend.List(tctx(t), "", func(driver.ObjectInfo) error { n++; return nil }); err != nil {
+	if err := f.Unwrap().List(tctx(t), "", func(driver.ObjectInfo) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 0 {
@@ -674,7 +660,7 @@ func testInvalidInput(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 }
 
-func testDomainsIndependent(t *testing.T, s *objstore.Store, _ *faulty) {
+func testDomainsIndependent(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	commitPut(t, s, "reports", "k", 100, "r")
 	commitPut(t, s, "reports/monthly", "k", 1, "m") // nested domain, own tokens
 	commitPut(t, s, "reports", "monthly/k", 100, "r2")
@@ -689,7 +675,7 @@ func testDomainsIndependent(t *testing.T, s *objstore.Store, _ *faulty) {
 // testLargeDomainRacing: writers race commits on a domain large enough to
 // be kept in shards, so folds happen under contention. Every acknowledged
 // key reads back with its bytes, in one snapshot with every other.
-func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty) {
+func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 	var first []objstore.Change
 	want := map[string]string{}
 	for i := range 600 {

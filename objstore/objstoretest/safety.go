@@ -5,36 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 )
 
 // The cases in this file replay, one each, the ways a review found to lose
 // an acknowledged write or misreport a commit (docs/design.md, "Garbage
 // collection" and "Outcomes"). Each one failed on the code before the fix.
 
-// onceBefore returns a rule that runs fn just before the first put that
-// match selects is sent, and then lets that put through unharmed.
-func onceBefore(match func(string, driver.PutOptions) bool, fn func()) rule {
-	var once sync.Once
-	return rule{match: func(key string, opts driver.PutOptions) bool {
-		if match(key, opts) {
-			once.Do(fn)
-		}
-		return false
+// onceBefore returns a rule that runs fn just before the next write of
+// domain's manifest is sent, and then lets that write through unharmed.
+func onceBefore(domain string, fn func()) faulty.Rule {
+	return faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey(domain), Func: func(context.Context, faulty.Call) faulty.Fault {
+		fn()
+		return faulty.Fault{}
 	}}
 }
 
 // collect runs garbage collection with grace 0 from a Store of its own,
 // as a gc process beside the writers would.
-func collect(t *testing.T, f *faulty, domain string, now func() time.Time) {
+func collect(t *testing.T, f *faulty.Backend, domain string, now func() time.Time) {
 	t.Helper()
-	gc := objstore.New(f.Backend, &objstore.Options{Holder: "gc", Now: now})
+	gc := objstore.New(f.Unwrap(), &objstore.Options{Holder: "gc", Now: now})
 	if _, err := gc.Collect(context.Background(), domain, 0); err != nil {
 		t.Errorf("collect beside the writer: %v", err)
 	}
@@ -42,20 +38,20 @@ func collect(t *testing.T, f *faulty, domain string, now func() time.Time) {
 
 // testGCBesideCommitInProgress: a commit has uploaded its version and is
 // about to publish it when gc runs with grace 0. The version must survive.
-func testGCBesideCommitInProgress(t *testing.T, s *objstore.Store, f *faulty) {
+func testGCBesideCommitInProgress(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	f.add(onceBefore(manifestPut("d"), func() { collect(t, f, "d", nil) }))
+	f.Add(onceBefore("d", func() { collect(t, f, "d", nil) }))
 	commitPut(t, s, "d", "k", 2, "mine")
 	readFresh(t, f, "d", "k", "mine")
 }
 
 // testGCClockAhead: gc's clock is two hours ahead and its grace one hour;
 // a commit in progress must lose nothing, whatever the clocks say.
-func testGCClockAhead(t *testing.T, s *objstore.Store, f *faulty) {
+func testGCClockAhead(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	ahead := func() time.Time { return time.Now().Add(2 * time.Hour) }
-	f.add(onceBefore(manifestPut("d"), func() {
-		gc := objstore.New(f.Backend, &objstore.Options{Holder: "gc", Now: ahead})
+	f.Add(onceBefore("d", func() {
+		gc := objstore.New(f.Unwrap(), &objstore.Options{Holder: "gc", Now: ahead})
 		if _, err := gc.Collect(context.Background(), "d", time.Hour); err != nil {
 			t.Errorf("collect: %v", err)
 		}
@@ -67,10 +63,10 @@ func testGCClockAhead(t *testing.T, s *objstore.Store, f *faulty) {
 // testGCBesideRetry: a commit's outcome is unknown; its retry runs while
 // gc collects, between the retry's uploads and its manifest write. The
 // retry is acknowledged, so its bytes must be readable.
-func testGCBesideRetry(t *testing.T, s *objstore.Store, f *faulty) {
+func testGCBesideRetry(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	ue := unknownCommit(t, s, f, "d", 2, "mine")
-	f.add(onceBefore(manifestPut("d"), func() { collect(t, f, "d", nil) }))
+	f.Add(onceBefore("d", func() { collect(t, f, "d", nil) }))
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, ue.Retry())
 	if err != nil {
 		t.Fatalf("retry: %v", err)
@@ -84,7 +80,7 @@ func testGCBesideRetry(t *testing.T, s *objstore.Store, f *faulty) {
 // testGCBesideFoldReusingShard: a fold rebuilds exactly the bytes of an
 // older shard that the manifest no longer names, while gc collects. The
 // shard the new manifest names must exist.
-func testGCBesideFoldReusingShard(t *testing.T, s *objstore.Store, f *faulty) {
+func testGCBesideFoldReusingShard(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	const fold = 257 // past the overlay's bound: the commit folds
 	keys := func(prefix string, n int) []string {
 		out := make([]string, n)
@@ -108,7 +104,7 @@ func testGCBesideFoldReusingShard(t *testing.T, s *objstore.Store, f *faulty) {
 	}
 	commit(keys("k", fold), nil)                // shard A: the k keys
 	commit(keys("l", 4), keys("never-b", fold)) // shard B: k and l; A unnamed
-	f.add(onceBefore(manifestPut("d"), func() { collect(t, f, "d", nil) }))
+	f.Add(onceBefore("d", func() { collect(t, f, "d", nil) }))
 	commit(nil, append(keys("l", 4), keys("never-c", fold)...)) // k alone again: A's bytes
 	for _, k := range keys("k", fold)[:8] {
 		readFresh(t, f, "d", k, "v "+k)
@@ -118,7 +114,7 @@ func testGCBesideFoldReusingShard(t *testing.T, s *objstore.Store, f *faulty) {
 // testRetryAfterLogMovedOn: a commit landed, its reply was lost, and a new
 // holder fenced the domain and committed past the log before the read-back.
 // The first attempt reports unknown; so must the retry, never fenced.
-func testRetryAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
+func testRetryAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	s, other := smallLog(f)
 	commitPut(t, s, "d", "k", 1, "before")
 	ue := landedUnknown(t, s, f, errInjected, func() { commitMany(t, other, "d", 3) })
@@ -131,7 +127,7 @@ func testRetryAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty) {
 // testRetryNotAppliedTwice: a commit landed, its reply was lost, and the
 // same holder went on committing at the same token past the log. The
 // retry must not apply the commit again over the later writes.
-func testRetryNotAppliedTwice(t *testing.T, _ *objstore.Store, f *faulty) {
+func testRetryNotAppliedTwice(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	s, other := smallLog(f)
 	commitPut(t, s, "d", "k", 2, "before")
 	ue := landedUnknown(t, s, f, errInjected, func() { commitMany(t, other, "d", 2) })
@@ -145,7 +141,7 @@ func testRetryNotAppliedTwice(t *testing.T, _ *objstore.Store, f *faulty) {
 // testConflictAfterLandedWrite: a 409 answers a retry of a write that
 // landed; then the log moves on. The commit may have landed: unknown,
 // never fenced.
-func testConflictAfterLandedWrite(t *testing.T, _ *objstore.Store, f *faulty) {
+func testConflictAfterLandedWrite(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	s, other := smallLog(f)
 	commitPut(t, s, "d", "k", 1, "before")
 	landedUnknown(t, s, f, conflictErr, func() { commitMany(t, other, "d", 3) })
@@ -153,10 +149,10 @@ func testConflictAfterLandedWrite(t *testing.T, _ *objstore.Store, f *faulty) {
 
 // testRetryDecidesNotLanded: a commit's writes never landed; its retry,
 // with the log still covering its base, applies it once.
-func testRetryDecidesNotLanded(t *testing.T, s *objstore.Store, f *faulty) {
+func testRetryDecidesNotLanded(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	ue := unknownCommit(t, s, f, "d", 2, "mine")
-	other := objstore.New(f.Backend, &objstore.Options{Holder: "other"})
+	other := objstore.New(f.Unwrap(), &objstore.Options{Holder: "other"})
 	commitMany(t, other, "d", 2) // the log still holds every commit since
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, ue.Retry())
 	if err != nil || c.Recovered {
@@ -176,7 +172,7 @@ func testRetryDecidesNotLanded(t *testing.T, s *objstore.Store, f *faulty) {
 // testFirstCommitCreationUnknown: the write that creates a new domain's
 // manifest ends unknown. The commit itself wrote nothing: a plain failure,
 // never an unknown outcome under an id that a retry could not settle.
-func testFirstCommitCreationUnknown(t *testing.T, s *objstore.Store, f *faulty) {
+func testFirstCommitCreationUnknown(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	failManifestWrites(f, "new")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -184,7 +180,7 @@ func testFirstCommitCreationUnknown(t *testing.T, s *objstore.Store, f *faulty) 
 	if err == nil || errors.Is(err, objstore.ErrOutcomeUnknown) {
 		t.Fatalf("commit whose manifest creation ended unknown: %v; want a plain failure", err)
 	}
-	f.clear()
+	f.Clear()
 	commitPut(t, s, "new", "k", 1, "x")
 	mustRead(t, s, "new", "k", "x")
 }
@@ -192,7 +188,7 @@ func testFirstCommitCreationUnknown(t *testing.T, s *objstore.Store, f *faulty) 
 // testLostManifestFailsClosed: the store loses a domain's manifest after
 // gc removed every version (all keys deleted). The floor marker, and the
 // Store that saw the manifest, still refuse to treat the domain as new.
-func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty) {
+func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 5, "x")
 	if _, err := s.Delete(tctx(t), "d", "k", 5); err != nil {
 		t.Fatal(err)
@@ -203,10 +199,10 @@ func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty) {
 	if _, err := s.Collect(tctx(t), "d", 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Backend.Delete(tctx(t), format.ManifestKey("d")); err != nil {
+	if err := f.Unwrap().Delete(tctx(t), format.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
-	fresh := objstore.New(f.Backend, nil)
+	fresh := objstore.New(f.Unwrap(), nil)
 	// The same Store may refuse token 1 from its cache; token 7 makes it
 	// write, and find the manifest gone.
 	for name, st := range map[string]*objstore.Store{"same store": s, "fresh store": fresh} {
@@ -224,7 +220,7 @@ func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty) {
 
 // testManifestWentBack: the store serves an older copy of the manifest.
 // A Store that saw the newer one refuses it.
-func testManifestWentBack(t *testing.T, s *objstore.Store, f *faulty) {
+func testManifestWentBack(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 5, "old")
 	old := rawManifest(t, f, "d")
 	commitPut(t, s, "d", "k", 6, "new")
@@ -241,11 +237,11 @@ func testManifestWentBack(t *testing.T, s *objstore.Store, f *faulty) {
 // testTokenNeverIssued: with an issuer, a token the coordinator never
 // issued cannot raise the domain, and nothing is written; the real
 // holder still commits afterwards.
-func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty) {
+func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	iss := &counterIssuer{last: map[string]uint64{"d": 3}}
 	s := objstore.New(f, &objstore.Options{Holder: "suite", Issuer: iss})
 	commitPut(t, s, "d", "k", 3, "real")
-	before := listAll(t, f.Backend)
+	before := listAll(t, f.Unwrap())
 	for _, tok := range []uint64{4, 1000, objstore.MaxToken} {
 		_, err := s.Put(tctx(t), "d", "k", tok, strings.NewReader("typo"), -1)
 		var ie *objstore.InvalidError
@@ -265,7 +261,7 @@ func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty) {
 	if _, err := s.Fence(tctx(t), "d", 4); !errors.Is(err, objstore.ErrFenced) {
 		t.Fatalf("fence with token 4 after the coordinator issued 5: %v; want fenced", err)
 	}
-	if after := listAll(t, f.Backend); strings.Join(after, "\n") != strings.Join(before, "\n") {
+	if after := listAll(t, f.Unwrap()); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Fatalf("refused commits wrote objects: before %v, after %v", before, after)
 	}
 	commitPut(t, s, "d", "k", 3, "still mine") // equal: raises nothing
@@ -276,7 +272,7 @@ func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty) {
 // testCachedShardChecked: a manifest that names a shard this Store has
 // cached, under a reference that does not match it, is refused as it
 // would be without the cache.
-func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty) {
+func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	var ch []objstore.Change
 	for i := range 300 {
 		ch = append(ch, objstore.PutBytes(fmt.Sprintf("k%03d", i), []byte("v")))
@@ -301,19 +297,14 @@ func testCachedShardChecked(t *testing.T, s *objstore.Store, f *faulty) {
 // commit then fails before writing again (here, its fold cannot write a
 // shard). It must report unknown, not a plain failure: the write in
 // flight may yet land. (Found by the model in docs/model.md.)
-func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty) {
+func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	shardPut := func(key string, _ driver.PutOptions) bool {
-		return strings.HasPrefix(key, "d/_fence/s/")
-	}
+	shardPut := func(c faulty.Call) bool { return strings.HasPrefix(c.Key, "d/_fence/s/") }
 	errShard := fmt.Errorf("objstoretest: injected refusal of a shard: %w", objstore.ErrNotFound)
-	f.add(rule{match: func(key string, opts driver.PutOptions) bool {
-		if !manifestPut("d")(key, opts) {
-			return false
-		}
-		f.rules = append(f.rules, rule{match: shardPut, before: errShard}) // the next fold fails
-		return true
-	}, before: errInjected})
+	f.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
+		f.Add(faulty.Rule{Op: faulty.OpPut, Match: shardPut, Fault: faulty.Fault{Err: errShard}}) // the next fold fails
+		return faulty.Fault{Err: errInjected}
+	}})
 	var ch []objstore.Change
 	for i := range 257 { // enough to fold
 		ch = append(ch, objstore.PutBytes(fmt.Sprintf("k%03d", i), []byte("v")))
@@ -330,12 +321,12 @@ func testPendingWriteNotFailed(t *testing.T, s *objstore.Store, f *faulty) {
 // still lost, must say unknown (failing closed), never a plain failure;
 // once the manifest is back, the retry finds the commit landed. (Found by
 // the fault suite's forgetful kind.)
-func testRetryWhileManifestLost(t *testing.T, s *objstore.Store, f *faulty) {
+func testRetryWhileManifestLost(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	var saved string
 	ue := landedUnknown(t, s, f, errInjected, func() {
 		saved = rawManifest(t, f, "d")
-		if err := f.Backend.Delete(context.Background(), format.ManifestKey("d")); err != nil {
+		if err := f.Unwrap().Delete(context.Background(), format.ManifestKey("d")); err != nil {
 			t.Error(err)
 		}
 	})

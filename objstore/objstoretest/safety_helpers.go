@@ -13,6 +13,7 @@ import (
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 )
 
 // logLimitSmall is the log bound of the stores that smallLog returns, so
@@ -22,9 +23,9 @@ const logLimitSmall = 4
 // smallLog returns a Store that writes through f's fault rules and an
 // "other" Store that writes to the backend directly, both keeping a log of
 // logLimitSmall commits.
-func smallLog(f *faulty) (s, other *objstore.Store) {
+func smallLog(f *faulty.Backend) (s, other *objstore.Store) {
 	s = objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimitSmall})
-	other = objstore.New(f.Backend, &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
+	other = objstore.New(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
 	return s, other
 }
 
@@ -42,9 +43,9 @@ func commitMany(t *testing.T, s *objstore.Store, domain string, token uint64) {
 // landedUnknown commits "mine" as k of domain "d" at token 2; the manifest
 // write lands but its reply is replaced by replyErr, and then runs before
 // the reply returns. The commit must end unknown, never fenced.
-func landedUnknown(t *testing.T, s *objstore.Store, f *faulty, replyErr error, then func()) *objstore.UnknownOutcomeError {
+func landedUnknown(t *testing.T, s *objstore.Store, f *faulty.Backend, replyErr error, then func()) *objstore.UnknownOutcomeError {
 	t.Helper()
-	f.add(rule{match: manifestPut("d"), after: replyErr, then: then})
+	f.Add(manifestPut("d", faulty.Fault{ErrAfter: replyErr, Then: then}))
 	_, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, nil)
 	var ue *objstore.UnknownOutcomeError
 	if !errors.As(err, &ue) || ue.CommitID == "" || errors.Is(err, objstore.ErrFenced) {
@@ -54,23 +55,21 @@ func landedUnknown(t *testing.T, s *objstore.Store, f *faulty, replyErr error, t
 }
 
 // failManifestWrites makes every write of domain's manifest fail, without
-// being applied, until f.clear.
-func failManifestWrites(f *faulty, domain string) {
-	for range 1000 {
-		f.add(rule{match: manifestPut(domain), before: errInjected})
-	}
+// being applied, until f.Clear.
+func failManifestWrites(f *faulty.Backend, domain string) {
+	f.Add(faulty.Always(faulty.OpPut, format.ManifestKey(domain), faulty.Fault{Err: errInjected}))
 }
 
 // unknownCommit commits data as k in domain at token while every manifest
 // write fails unapplied, so that the commit ends unknown; then it clears
 // the faults.
-func unknownCommit(t *testing.T, s *objstore.Store, f *faulty, domain string, token uint64, data string) *objstore.UnknownOutcomeError {
+func unknownCommit(t *testing.T, s *objstore.Store, f *faulty.Backend, domain string, token uint64, data string) *objstore.UnknownOutcomeError {
 	t.Helper()
 	failManifestWrites(f, domain)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err := s.Commit(ctx, domain, token, []objstore.Change{objstore.PutBytes("k", []byte(data))}, nil)
-	f.clear()
+	f.Clear()
 	var ue *objstore.UnknownOutcomeError
 	if !errors.As(err, &ue) {
 		t.Fatalf("commit whose manifest writes all failed: %v; want outcome unknown", err)
@@ -80,21 +79,15 @@ func unknownCommit(t *testing.T, s *objstore.Store, f *faulty, domain string, to
 
 // readFresh reads key through a Store with empty caches, so that a
 // missing object cannot hide behind one.
-func readFresh(t *testing.T, f *faulty, domain, key, want string) {
+func readFresh(t *testing.T, f *faulty.Backend, domain, key, want string) {
 	t.Helper()
-	mustRead(t, objstore.New(f.Backend, &objstore.Options{VersionCacheBytes: -1}), domain, key, want)
-}
-
-func (f *faulty) clear() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.rules = nil
+	mustRead(t, objstore.New(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1}), domain, key, want)
 }
 
 // rawManifest returns the bytes of domain's manifest as stored.
-func rawManifest(t *testing.T, f *faulty, domain string) string {
+func rawManifest(t *testing.T, f *faulty.Backend, domain string) string {
 	t.Helper()
-	rc, _, err := f.Backend.Get(tctx(t), format.ManifestKey(domain), driver.GetOptions{})
+	rc, _, err := f.Unwrap().Get(tctx(t), format.ManifestKey(domain), driver.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +101,9 @@ func rawManifest(t *testing.T, f *faulty, domain string) string {
 
 // overwriteManifest writes data over domain's manifest unconditionally,
 // behind every Store's back.
-func overwriteManifest(t *testing.T, f *faulty, domain, data string) {
+func overwriteManifest(t *testing.T, f *faulty.Backend, domain, data string) {
 	t.Helper()
-	if _, err := f.Backend.Put(tctx(t), format.ManifestKey(domain), strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
+	if _, err := f.Unwrap().Put(tctx(t), format.ManifestKey(domain), strings.NewReader(data), int64(len(data)), driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

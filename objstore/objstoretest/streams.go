@@ -11,11 +11,12 @@ import (
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 )
 
 // testWriter: a Writer's bytes are visible only after Close returns nil;
 // one abandoned by its context, or never closed, publishes nothing.
-func testWriter(t *testing.T, s *objstore.Store, f *faulty) {
+func testWriter(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	ctx := tctx(t)
 	w := s.NewWriter(ctx, "d", "csv", 1)
 	for i := range 1000 {
@@ -75,7 +76,7 @@ func testWriter(t *testing.T, s *objstore.Store, f *faulty) {
 // testRangeReader: ranges give exactly their bytes, cut at the end; an
 // offset outside the key is ErrInvalid; a version object whose size is
 // not the recorded one is ErrIntegrity.
-func testRangeReader(t *testing.T, s *objstore.Store, f *faulty) {
+func testRangeReader(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	ctx := tctx(t)
 	data := bytes.Repeat([]byte("0123456789"), 300) // 3000 bytes, past the version cache of none
 	if _, err := s.Put(ctx, "d", "k", 1, bytes.NewReader(data), -1); err != nil {
@@ -125,10 +126,10 @@ func testRangeReader(t *testing.T, s *objstore.Store, f *faulty) {
 	if err != nil || len(vs) != 1 {
 		t.Fatalf("list: %+v, %v", vs, err)
 	}
-	if _, err := f.Backend.Put(ctx, vs[0].Object, strings.NewReader("short"), 5, driver.PutOptions{}); err != nil {
+	if _, err := f.Unwrap().Put(ctx, vs[0].Object, strings.NewReader("short"), 5, driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	fresh := objstore.New(f.Backend, &objstore.Options{VersionCacheBytes: -1})
+	fresh := objstore.New(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1})
 	if _, err := fresh.NewRangeReader(ctx, "d", "k", 0, 3); !errors.Is(err, objstore.ErrIntegrity) {
 		t.Fatalf("range of a version object of the wrong size: %v, want ErrIntegrity", err)
 	}
@@ -136,7 +137,7 @@ func testRangeReader(t *testing.T, s *objstore.Store, f *faulty) {
 
 // testListPages: Prefix, After and Limit select pages; paging through one
 // Snapshot sees one commit, whatever is committed meanwhile.
-func testListPages(t *testing.T, s *objstore.Store, f *faulty) {
+func testListPages(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	ctx := tctx(t)
 	var changes []objstore.Change
 	for i := range 25 {

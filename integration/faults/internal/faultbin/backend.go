@@ -19,14 +19,17 @@ import (
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 )
 
-// faultBackend wraps the writer's real backend. It counts how manifest
-// writes end, kills or stops the process at named points of the commit
-// path, and implements the broken variants of the negative controls. It
-// is compiled only into this test binary.
+// faultBackend wraps the writer's real backend in driver/faulty. Its
+// rules kill or stop the process at named points of the commit path,
+// delay manifest writes, and answer 404 for a manifest that is to be
+// forgotten; its Put counts how manifest writes end, implements the
+// broken variants of the negative controls and injects unknown outcomes.
+// It is compiled only into this test binary.
 type faultBackend struct {
-	driver.Backend
+	*faulty.Backend
 	cfg spec.Writer
 	c   *hist.Client
 
@@ -48,10 +51,21 @@ type faultBackend struct {
 }
 
 func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
-	fb := &faultBackend{Backend: b, cfg: cfg, c: c, cont: make(chan os.Signal, 1)}
+	fb := &faultBackend{Backend: faulty.New(b), cfg: cfg, c: c, cont: make(chan os.Signal, 1)}
 	if cfg.PauseAt != "" {
 		signal.Notify(fb.cont, syscall.SIGCONT)
 	}
+	manifest := func(c faulty.Call) bool { return isManifest(c.Key) }
+	fb.Add(
+		faulty.Rule{Op: faulty.OpGet, Match: manifest, Every: true, Func: fb.forgetRead},
+		faulty.Rule{Op: faulty.OpHead, Match: manifest, Every: true, Func: fb.forgetRead},
+		faulty.Rule{Op: faulty.OpPut, Match: manifest, Every: true, Func: fb.manifestFault},
+		faulty.Rule{Op: faulty.OpPut, Match: func(c faulty.Call) bool { return isVersion(c.Key) }, Every: true,
+			Fault: faulty.Fault{Then: func() {
+				fb.versionPuts.Add(1)
+				fb.point(spec.PointAfterVersionPut)
+			}}},
+	)
 	return fb
 }
 
@@ -62,31 +76,26 @@ func isVersion(key string) bool  { return strings.Contains(key, "/_fence/v/") }
 // when the writer injects an unknown outcome.
 var errInjectedUnknown = errors.New("faultbin: injected: the reply to this manifest write was lost (the write applied)")
 
-// Get answers 404 for a manifest whose reads are to be forgotten.
-func (b *faultBackend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
-	if b.forgetting(key) {
-		return nil, driver.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
+// manifestFault is the fault of a manifest write: the point before it,
+// then the configured delay, and the point after it once it applied.
+func (b *faultBackend) manifestFault(context.Context, faulty.Call) faulty.Fault {
+	b.point(spec.PointBeforeManifestPut)
+	return faulty.Fault{
+		Delay: time.Duration(b.cfg.DelayBeforeManifestMillis) * time.Millisecond,
+		Then:  func() { b.point(spec.PointAfterManifestPut) },
 	}
-	return b.Backend.Get(ctx, key, opts)
 }
 
-// Head answers 404 for a manifest whose reads are to be forgotten.
-func (b *faultBackend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
-	if b.forgetting(key) {
-		return driver.ObjectInfo{}, fmt.Errorf("faultbin: injected stale read of %q: %w", key, objstore.ErrNotFound)
-	}
-	return b.Backend.Head(ctx, key)
-}
-
-func (b *faultBackend) forgetting(key string) bool {
+// forgetRead answers 404 for a manifest whose reads are to be forgotten.
+func (b *faultBackend) forgetRead(_ context.Context, c faulty.Call) faulty.Fault {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.forget[key] > 0 {
-		b.forget[key]--
+	if b.forget[c.Key] > 0 {
+		b.forget[c.Key]--
 		b.forgotten.Add(1)
-		return true
+		return faulty.Fault{Err: fmt.Errorf("faultbin: injected stale read of %q: %w", c.Key, objstore.ErrNotFound)}
 	}
-	return false
+	return faulty.Fault{}
 }
 
 // injectUnknown reports whether this manifest write, which applied, is
@@ -116,49 +125,40 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 	return true
 }
 
+// Put writes through the wrapper's rules; for a manifest it also counts
+// how the write ended, drops its condition (BreakUnconditional) or
+// reports a 412 as a success (Break412OK), and ends every
+// UnknownEvery-th data write that applied with an unknown outcome.
 func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
-	manifest := isManifest(key)
+	if !isManifest(key) {
+		return b.Backend.Put(ctx, key, body, size, opts)
+	}
+	if b.cfg.Break == spec.BreakUnconditional {
+		opts.Mode = nil
+	}
 	var data []byte
-	if manifest {
-		b.point(spec.PointBeforeManifestPut)
-		if b.cfg.Break == spec.BreakUnconditional {
-			opts.Mode = nil
+	if b.cfg.UnknownEvery > 0 {
+		var err error
+		if data, err = io.ReadAll(body); err != nil {
+			return driver.ObjectInfo{}, err
 		}
-		if d := b.cfg.DelayBeforeManifestMillis; d > 0 {
-			time.Sleep(time.Duration(d) * time.Millisecond)
-		}
-		if b.cfg.UnknownEvery > 0 {
-			var err error
-			if data, err = io.ReadAll(body); err != nil {
-				return driver.ObjectInfo{}, err
-			}
-			body = bytes.NewReader(data)
-		}
+		body = bytes.NewReader(data)
 	}
 	info, err := b.Backend.Put(ctx, key, body, size, opts)
+	b.manifestPuts.Add(1)
 	switch {
-	case manifest:
-		b.manifestPuts.Add(1)
-		switch {
-		case errors.Is(err, driver.ErrPreconditionFailed):
-			b.manifest412.Add(1)
-			if b.cfg.Break == spec.Break412OK {
-				info, err = driver.ObjectInfo{Key: key, Size: size, ETag: `"412-treated-as-success"`}, nil
-			}
-		case errors.Is(err, driver.ErrConflict):
-			b.manifest409.Add(1)
-		case err != nil:
-			b.manifestErr.Add(1)
+	case errors.Is(err, driver.ErrPreconditionFailed):
+		b.manifest412.Add(1)
+		if b.cfg.Break == spec.Break412OK {
+			info, err = driver.ObjectInfo{Key: key, Size: size, ETag: `"412-treated-as-success"`}, nil
 		}
-		if err == nil {
-			b.point(spec.PointAfterManifestPut)
-			if data != nil && b.injectUnknown(key, data) {
-				return driver.ObjectInfo{}, errInjectedUnknown
-			}
-		}
-	case isVersion(key) && err == nil:
-		b.versionPuts.Add(1)
-		b.point(spec.PointAfterVersionPut)
+	case errors.Is(err, driver.ErrConflict):
+		b.manifest409.Add(1)
+	case err != nil:
+		b.manifestErr.Add(1)
+	}
+	if err == nil && data != nil && b.injectUnknown(key, data) {
+		return driver.ObjectInfo{}, errInjectedUnknown
 	}
 	return info, err
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
@@ -22,17 +19,12 @@ import (
 // counts. With cfg.Break set to spec.BreakGCUnnamed it runs a broken
 // collector instead (the negative control).
 func runGC(cfg spec.GC) error {
-	w, err := hist.Create(cfg.History)
+	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer cancel()
-	b, err := openBackend(stop, cfg.Backend, cfg.S3, cfg.Bucket)
-	if err != nil {
-		return err
-	}
+	defer p.close()
+	stop, w, b := p.stop, p.w, p.b
 	// Collect writes only the floor marker (If-None-Match); the
 	// collector needs no lease and no probe.
 	store := objstore.New(b, &objstore.Options{Holder: cfg.Client, SkipProbe: true})

@@ -3,15 +3,52 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
+
+// proc is what every faultbin process but the proxy opens first: the
+// history file it appends to, a context that SIGTERM or an interrupt
+// cancels, and the bucket's backend.
+type proc struct {
+	w      *hist.Writer
+	stop   context.Context
+	b      driver.Backend
+	cancel context.CancelFunc
+}
+
+// start opens a process's history, its stop context and its backend
+// (see openBackend). The caller closes it.
+func start(history, backend, endpoint, bucket string) (*proc, error) {
+	w, err := hist.Create(history)
+	if err != nil {
+		return nil, err
+	}
+	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	b, err := openBackend(stop, backend, endpoint, bucket)
+	if err != nil {
+		cancel()
+		w.Close()
+		return nil, err
+	}
+	return &proc{w: w, stop: stop, b: b, cancel: cancel}, nil
+}
+
+// close stops listening for signals and closes the history.
+func (p *proc) close() {
+	p.cancel()
+	p.w.Close()
+}
 
 // openBackend opens the bucket through aws-sdk-go-v2 ("s3") or minio-go
 // ("minio").

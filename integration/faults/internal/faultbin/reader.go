@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
@@ -16,17 +13,12 @@ import (
 )
 
 func runReader(cfg spec.Reader) error {
-	w, err := hist.Create(cfg.History)
+	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer cancel()
-	b, err := openBackend(stop, cfg.Backend, cfg.S3, cfg.Bucket)
-	if err != nil {
-		return err
-	}
+	defer p.close()
+	stop, w, b := p.stop, p.w, p.b
 	// Reads never write, so the capability probe is not needed; and no
 	// version is served from memory, so that a reader notices a version
 	// the collector deleted.

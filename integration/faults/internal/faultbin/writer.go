@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/signal"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fencedstore/fence"
@@ -38,19 +35,14 @@ type writer struct {
 }
 
 func runWriter(cfg spec.Writer) error {
-	w, err := hist.Create(cfg.History)
+	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
 	if err != nil {
 		return err
 	}
-	defer w.Close()
-	stop, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer cancel()
+	defer p.close()
+	stop, w, b := p.stop, p.w, p.b
 
 	main := &hist.Client{Name: cfg.Client, W: w}
-	b, err := openBackend(stop, cfg.Backend, cfg.S3, cfg.Bucket)
-	if err != nil {
-		return err
-	}
 	fb := newFaultBackend(b, cfg, main)
 	clk := newClock(time.Duration(cfg.ClockOffsetMillis)*time.Millisecond, cfg.ClockRate)
 	co, err := openDriver(stop, cfg, b, clk)
