@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -114,7 +115,7 @@ func TestCrossProcess(t *testing.T) {
 	if versions != total || len(next) != total {
 		t.Fatalf("%d wins, but following them from the initial version reaches the current one after %d steps", total, versions)
 	}
-	content := get(t, b, sharedKey)
+	content := drivertest.ReadString(t, b, sharedKey)
 	if sum := sha256.Sum256([]byte(content)); hex.EncodeToString(sum[:]) != final.ETag {
 		t.Fatalf("current content %q does not match its ETag", content)
 	}

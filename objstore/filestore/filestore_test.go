@@ -17,6 +17,7 @@ import (
 	"github.com/fencedstore/fence/rules"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/filestore"
 )
 
@@ -37,20 +38,6 @@ func put(t *testing.T, b *filestore.Backend, key, data string, opts driver.PutOp
 		t.Fatalf("Put(%q): %v", key, err)
 	}
 	return info
-}
-
-func get(t *testing.T, b *filestore.Backend, key string) string {
-	t.Helper()
-	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
-	if err != nil {
-		t.Fatalf("Get(%q): %v", key, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 func list(t *testing.T, b *filestore.Backend, prefix string) []string {
@@ -129,7 +116,7 @@ func TestReopenSeesObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, b2, "k"); got != "v" {
+	if got := drivertest.ReadString(t, b2, "k"); got != "v" {
 		t.Fatalf("Get after reopening = %q", got)
 	}
 }
@@ -186,7 +173,7 @@ func TestBadHeaderIsAnError(t *testing.T) {
 			check("Put(If-Match)", err)
 			// Unconditional writes and deletes still repair the object.
 			put(t, b, "d/k", "repaired", driver.PutOptions{})
-			if got := get(t, b, "d/k"); got != "repaired" {
+			if got := drivertest.ReadString(t, b, "d/k"); got != "repaired" {
 				t.Fatalf("Get after repair = %q", got)
 			}
 		})
@@ -292,7 +279,7 @@ func TestFailedPutLeavesNothing(t *testing.T) {
 			t.Fatalf("Put of 2 bytes with size %d succeeded", size)
 		}
 	}
-	if got := get(t, b, "k"); got != "v1" {
+	if got := drivertest.ReadString(t, b, "k"); got != "v1" {
 		t.Fatalf("Get = %q, want v1", got)
 	}
 	if tmp, _ := os.ReadDir(filepath.Join(dir, ".fence-tmp")); len(tmp) != 0 {

@@ -4,28 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
-
-func get(t *testing.T, b *memstore.Backend, key string) string {
-	t.Helper()
-	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
-	if err != nil {
-		t.Fatalf("Get(%q): %v", key, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 func putString(ctx context.Context, b *memstore.Backend, key, s string, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	return b.Put(ctx, key, strings.NewReader(s), int64(len(s)), opts)
@@ -38,12 +24,12 @@ func TestContentIsCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(data, "XXXXXXXX")
-	if got := get(t, b, "k"); got != "original" {
+	if got := drivertest.ReadString(t, b, "k"); got != "original" {
 		t.Fatalf("stored content changed with the caller's buffer: %q", got)
 	}
 	b.Corrupt("c", data)
 	data[0] = 'Y'
-	if got := get(t, b, "c"); got != "XXXXXXXX" {
+	if got := drivertest.ReadString(t, b, "c"); got != "XXXXXXXX" {
 		t.Fatalf("Corrupt kept the caller's buffer: %q", got)
 	}
 }

@@ -3,13 +3,13 @@ package faulty_test
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -17,20 +17,6 @@ import (
 func newBackend() (*faulty.Backend, *memstore.Backend) {
 	mem := memstore.New()
 	return faulty.New(mem), mem
-}
-
-func get(t *testing.T, b driver.Backend, key string) string {
-	t.Helper()
-	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
-	if err != nil {
-		t.Fatalf("Get(%q): %v", key, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 func putString(ctx context.Context, b driver.Backend, key, s string, opts driver.PutOptions) (driver.ObjectInfo, error) {
@@ -70,7 +56,7 @@ func TestDropReplyApplies(t *testing.T) {
 			t.Fatalf("a dropped reply matches %v; it must be ambiguous", class)
 		}
 	}
-	if got := get(t, mem, "k"); got != "landed" {
+	if got := drivertest.ReadString(t, mem, "k"); got != "landed" {
 		t.Fatalf("content = %q, want the write whose reply was dropped", got)
 	}
 }
@@ -146,7 +132,7 @@ func TestThenRunsBeforeTheReply(t *testing.T) {
 	if _, err := putString(t.Context(), b, "k", "first", driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, mem, "k"); got != "later" {
+	if got := drivertest.ReadString(t, mem, "k"); got != "later" {
 		t.Fatalf("content = %q", got)
 	}
 }
@@ -203,7 +189,7 @@ func TestPauseBlocksUntilReleased(t *testing.T) {
 	if err := <-done; !errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("paused stale write: error = %v, want ErrPreconditionFailed", err)
 	}
-	if got := get(t, b, "k"); got != "fresh" {
+	if got := drivertest.ReadString(t, b, "k"); got != "fresh" {
 		t.Fatalf("content = %q", got)
 	}
 }
