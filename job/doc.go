@@ -1,0 +1,25 @@
+// Package job runs a command under a lease, for batch jobs that are not
+// written in Go: what `fence exec` does.
+//
+// Run takes the domain's lease with fencing on takeover (fence.Acquire),
+// keeps it alive in the background, and runs the command in its own
+// process group with FENCE_DOMAIN, FENCE_TOKEN and FENCE_HOLDER set, so
+// that the command's own `fence put` calls carry the token and are fenced
+// too. When the lease can no longer be proven live (the coordinator
+// refused a renewal, or none was confirmed in time), the whole group gets
+// SIGTERM, then SIGKILL after a grace period, and nothing is published.
+// Signals given to Run are forwarded to the group. When the command exits
+// 0, Run can publish a directory as one fenced commit, so that a report
+// set appears whole or not at all; the store, not the lease's clock,
+// decides that commit: it lands unless a newer holder has fenced the
+// domain, which is a *objstore.FencedError and publishes nothing.
+// Finally the lease is released.
+//
+// # Timing
+//
+// Safety never depends on a clock: a command that outlives its lease (a
+// stopped VM, a paused process group) can still only write through the
+// store, which rejects its token once a newer holder has fenced the
+// domain. Liveness does: the session gives a lease up a tenth of its TTL
+// before it could expire, and the command is then stopped.
+package job

@@ -1,0 +1,161 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/fencedstore/fence"
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// Environment variables Run sets for the command.
+const (
+	EnvDomain = "FENCE_DOMAIN"
+	EnvToken  = "FENCE_TOKEN"
+	EnvHolder = "FENCE_HOLDER"
+)
+
+// DefaultGrace is how long a command has between SIGTERM and SIGKILL.
+const DefaultGrace = 10 * time.Second
+
+// Options tunes Run. nil means defaults.
+type Options struct {
+	// Holder, TTL and Wait are fence.AcquireOptions'.
+	Holder string
+	TTL    time.Duration
+	Wait   bool
+	// Grace is how long the command's process group has to exit after
+	// SIGTERM before it gets SIGKILL. Default DefaultGrace.
+	Grace time.Duration
+	// Publish, when set, is committed once the command has exited 0.
+	Publish *Publish
+	// Env is added to the command's environment (after this process's
+	// and before FENCE_DOMAIN, FENCE_TOKEN and FENCE_HOLDER).
+	Env []string
+	// Stdin, Stdout and Stderr are the command's; nil means none.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Signals are forwarded to the command's process group while it runs.
+	Signals <-chan os.Signal
+}
+
+// Result says what Run did.
+type Result struct {
+	// Lease is the lease the command ran under (zero if none was taken).
+	Lease coord.Lease
+	// Started reports whether the command was started.
+	Started bool
+	// ExitCode is the command's exit status, 128+N when signal N ended
+	// it (as a shell reports it), and -1 when it did not run.
+	ExitCode int
+	// Published is the commit of Options.Publish, when it was made.
+	Published *objstore.CommitResult
+}
+
+// LostError reports a lease that could no longer be proven live while
+// the command ran: the command was stopped and nothing was published. It
+// matches coord.ErrLeaseLost.
+type LostError struct {
+	Lease coord.Lease
+	Err   error // the session's end
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("job: lease on %q (token %d) lost while the command ran; it was stopped and nothing was published: %v", e.Lease.Domain, e.Lease.Token, e.Err)
+}
+
+func (e *LostError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, coord.ErrLeaseLost) true whatever ended the
+// session.
+func (e *LostError) Is(target error) bool { return target == coord.ErrLeaseLost }
+
+// Run takes domain's lease, runs argv under it, publishes opts.Publish if
+// the command exited 0, and releases the lease. A command that exits
+// non-zero is not an error: Result.ExitCode says how it ended, and
+// nothing is published. The error is a *LostError when the lease was lost
+// while the command ran, a *objstore.FencedError when the publish was
+// fenced, and otherwise what prevented the job (taking the lease,
+// starting the command, reading the directory, the commit).
+//
+// ctx bounds the acquisition and the publish; once the command runs,
+// ending ctx does not stop it (deliver a signal through opts.Signals).
+func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, argv []string, opts *Options) (Result, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	res := Result{ExitCode: -1}
+	if len(argv) == 0 {
+		return res, &objstore.InvalidError{What: "command", Value: "", Reason: "empty"}
+	}
+	sess, err := acquire(ctx, store, c, domain, o)
+	if err != nil {
+		return res, err
+	}
+	res.Lease = sess.Lease()
+	// Release the lease however Run ends, even once ctx has ended.
+	defer sess.Release(context.WithoutCancel(ctx))
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(append(os.Environ(), o.Env...),
+		EnvDomain+"="+domain,
+		EnvToken+"="+strconv.FormatUint(res.Lease.Token, 10),
+		EnvHolder+"="+res.Lease.Holder)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	g, err := startGroup(cmd)
+	if err != nil {
+		return res, fmt.Errorf("job: start %q: %w", argv[0], err)
+	}
+	res.Started = true
+	code, lost := g.supervise(sess, o.Signals, o.Grace)
+	res.ExitCode = code
+	if lost != nil {
+		return res, &LostError{Lease: res.Lease, Err: lost}
+	}
+	if code != 0 || o.Publish == nil {
+		return res, nil
+	}
+	changes, closeFiles, err := o.Publish.Changes(ctx, store, domain)
+	if err != nil {
+		return res, err
+	}
+	defer closeFiles()
+	if len(changes) == 0 {
+		return res, nil // nothing to publish; a commit of nothing would be a second fence
+	}
+	// The store decides this commit, not the lease's clock: it lands
+	// unless a newer holder has fenced the domain.
+	cr, err := store.Commit(ctx, domain, res.Lease.Token, changes, &objstore.CommitOptions{Holder: res.Lease.Holder})
+	if err != nil {
+		return res, err
+	}
+	res.Published = &cr
+	return res, nil
+}
+
+// acquire takes the lease under ctx, but starts a session that ctx's end
+// does not stop: once the command runs, only the lease decides.
+func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, o Options) (*coord.Session, error) {
+	sctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	sess, err := fence.Acquire(sctx, store, c, domain, &fence.AcquireOptions{Holder: o.Holder, TTL: o.TTL, Wait: o.Wait})
+	if !stop() {
+		// ctx ended during the acquisition.
+		if err == nil {
+			sess.Release(context.WithoutCancel(ctx))
+		}
+		return nil, errors.Join(fmt.Errorf("job: acquire %q: %w", domain, context.Cause(ctx)), err)
+	}
+	return sess, err
+}
