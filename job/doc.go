@@ -5,9 +5,10 @@
 // keeps it alive in the background, and runs the command in its own
 // process group with FENCE_DOMAIN, FENCE_TOKEN and FENCE_HOLDER set, so
 // that the command's own `fence put` calls carry the token and are fenced
-// too. When the lease can no longer be proven live (the coordinator
-// refused a renewal, or none was confirmed in time), the whole group gets
-// SIGTERM, then SIGKILL after a grace period, and nothing is published.
+// too. When the lease can no longer be proven live while the command runs
+// (the coordinator refused a renewal, or none was confirmed in time), the
+// whole group gets SIGTERM, then SIGKILL after a grace period, and
+// nothing is published.
 // Signals given to Run are forwarded to the group. When the command exits
 // 0, Run can publish a directory as one fenced commit, so that a report
 // set appears whole or not at all; the store, not the lease's clock,

@@ -1,7 +1,8 @@
+//go:build unix
+
 package job
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"syscall"
@@ -21,6 +22,7 @@ type group struct {
 // startGroup starts cmd in a new process group.
 func startGroup(cmd *exec.Cmd) (*group, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	adoptOrphans()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -34,10 +36,12 @@ func startGroup(cmd *exec.Cmd) (*group, error) {
 
 // supervise waits for the command to exit, forwarding signals to its
 // group, and stops the group (SIGTERM, then SIGKILL after grace) as soon
-// as sess ends. It returns the command's exit code and, when sess ended
-// first, why. When supervise returns, nothing in the group is left
-// running: processes the command started and left behind get the same
-// SIGTERM and SIGKILL.
+// as sess ends while the command runs. It returns the command's exit code
+// and, when sess ended while the command ran, why. A command that has
+// exited by the time the session's end is seen is not stopped: its work
+// is done, and whether it lands is the store's decision. When supervise
+// returns, nothing in the group is left running: processes the command
+// started and left behind get the same SIGTERM and SIGKILL.
 func (g *group) supervise(sess *coord.Session, signals <-chan os.Signal, grace time.Duration) (code int, lost error) {
 	done := sess.Done()
 	for running := true; running; {
@@ -49,14 +53,15 @@ func (g *group) supervise(sess *coord.Session, signals <-chan os.Signal, grace t
 				_ = syscall.Kill(-g.pgid, s)
 			}
 		case <-done:
-			lost, done = sess.Err(), nil
+			done = nil
+			if hasExited(g.pgid) {
+				running = false // it had finished; Wait will say how
+				<-g.exited
+				break
+			}
+			lost = sess.Err()
 			g.stop(grace)
 		}
-	}
-	if lost == nil && sess.Err() != nil && !errors.Is(sess.Err(), coord.ErrReleased) {
-		// The session ended as the command exited: its work may have
-		// outlived the lease.
-		lost = sess.Err()
 	}
 	g.stop(grace) // whatever the command left behind
 	return exitCode(g.cmd.ProcessState), lost
@@ -97,6 +102,7 @@ func (g *group) alive() bool {
 	default:
 		return true
 	}
+	reapGroup(g.pgid)
 	return syscall.Kill(-g.pgid, 0) == nil
 }
 

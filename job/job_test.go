@@ -224,3 +224,44 @@ func TestFencedPublish(t *testing.T) {
 type onWrite func()
 
 func (f onWrite) Write(p []byte) (int, error) { f(); return len(p), nil }
+
+// A reader polling while a report set is published sees all of it or
+// none of it, never part.
+func TestPublishIsAtomic(t *testing.T) {
+	ctx := t.Context()
+	store, c := setup(t, nil)
+	out := t.TempDir()
+	const n = 40
+	stop := make(chan struct{})
+	seen := make(chan []int, 1)
+	go func() {
+		var sizes []int
+		defer func() { seen <- sizes }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			vs, err := store.List(ctx, "d", &objstore.ListOptions{Prefix: "set/"})
+			if err == nil {
+				sizes = append(sizes, len(vs))
+			}
+		}
+	}()
+	script := `i=0; while [ $i -lt 40 ]; do echo "row $i" > "$OUT/part-$i.csv"; i=$((i+1)); done`
+	res, err := job.Run(ctx, store, c, "d", sh(script), &job.Options{
+		TTL: time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out, Prefix: "set"},
+	})
+	close(stop)
+	sizes := <-seen
+	if err != nil || len(res.Published.Versions) != n {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	for _, s := range sizes {
+		if s != 0 && s != n {
+			t.Fatalf("a reader saw %d of the %d keys of the set", s, n)
+		}
+	}
+	t.Logf("%d reads during the publish", len(sizes))
+}

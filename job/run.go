@@ -87,6 +87,12 @@ func (e *LostError) Is(target error) bool { return target == coord.ErrLeaseLost 
 //
 // ctx bounds the acquisition and the publish; once the command runs,
 // ending ctx does not stop it (deliver a signal through opts.Signals).
+//
+// On Linux, Run makes this process a child subreaper
+// (PR_SET_CHILD_SUBREAPER), so that what the command leaves behind is
+// handed to it, and reaped, rather than to an init that may not reap (in
+// a container). Orphans of other children this process starts come to it
+// too.
 func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, argv []string, opts *Options) (Result, error) {
 	var o Options
 	if opts != nil {
@@ -104,8 +110,15 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 		return res, err
 	}
 	res.Lease = sess.Lease()
-	// Release the lease however Run ends, even once ctx has ended.
-	defer sess.Release(context.WithoutCancel(ctx))
+	// Release the lease however Run ends, even once ctx has ended; but
+	// not for longer than its TTL, after which it has expired anyway (a
+	// coordinator that stopped answering would otherwise hold the exit
+	// up).
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ttlOf(o))
+		defer cancel()
+		_ = sess.Release(rctx)
+	}()
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), o.Env...),
@@ -142,6 +155,14 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	}
 	res.Published = &cr
 	return res, nil
+}
+
+// ttlOf returns the lease duration o asks for.
+func ttlOf(o Options) time.Duration {
+	if o.TTL > 0 {
+		return o.TTL
+	}
+	return coord.DefaultTTL
 }
 
 // acquire takes the lease under ctx, but starts a session that ctx's end

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fencedstore/fence"
 	"time"
+
+	"github.com/fencedstore/fence"
 
 	"github.com/spf13/cobra"
 

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/job"
+	"github.com/fencedstore/fence/objstore"
+)
+
+// waitForever is --wait given without a duration.
+const waitForever = "forever"
+
+func (a *app) execCmd() *cobra.Command {
+	var (
+		ttl, grace time.Duration
+		holder     string
+		wait       string
+		publish    string
+		del        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "exec DOMAIN [flags] -- CMD [ARGS...]",
+		Short: "Run CMD holding DOMAIN's lease, and publish its output atomically",
+		Long: `exec takes DOMAIN's lease (fencing the previous holder's late writes), keeps
+it alive in the background for as long as CMD runs, and releases it when
+CMD exits. CMD runs in its own process group with FENCE_DOMAIN,
+FENCE_TOKEN, FENCE_HOLDER, FENCE_STORE and FENCE_COORD set, so its own
+'fence put' calls are fenced too.
+
+If the lease can no longer be proven live while CMD runs (the coordinator
+refused a renewal or stopped answering), CMD's whole process group gets
+SIGTERM, then SIGKILL after --grace, nothing is published, and exec exits
+5. SIGINT and SIGTERM sent to exec are passed on to CMD's group.
+
+With --publish DIR[:PREFIX], once CMD exits 0 every file under DIR becomes
+a key (PREFIX/path) in ONE fenced commit: the report set appears whole or
+not at all. With --delete, keys under PREFIX that are no longer files in
+DIR are deleted in the same commit. If a newer holder has fenced the
+domain meanwhile, nothing is published and exec exits 3.
+
+exec exits with CMD's exit code (128+N when signal N ended it), 4 when
+another holder's lease is live (without --wait), 5 when the lease was
+lost, 3 when the publish was fenced.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if at := cmd.ArgsLenAtDash(); at != 1 {
+				return usage("exec: want DOMAIN -- CMD [ARGS...] (put -- before the command)")
+			}
+			domain, argv := args[0], args[1:]
+			if err := coord.ValidateTTL(ttl); err != nil {
+				return usage("exec: --ttl: %v", err)
+			}
+			if grace <= 0 {
+				return usage("exec: --grace %s: must be positive", grace)
+			}
+			opts := &job.Options{Holder: holder, TTL: ttl, Grace: grace, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr}
+			if opts.Holder == "" {
+				// One per process: two runs of the same job on one
+				// machine must exclude each other, not take over.
+				opts.Holder = fmt.Sprintf("%s/exec-%d", defaultHolder(), os.Getpid())
+			}
+			ctx := cmd.Context()
+			switch wait {
+			case "":
+			case waitForever:
+				opts.Wait = true
+			default:
+				d, err := time.ParseDuration(wait)
+				if err != nil || d <= 0 {
+					return usage("exec: --wait=%q: want a positive duration, or --wait alone to wait without a limit", wait)
+				}
+				opts.Wait = true
+				wctx, cancel := context.WithTimeout(ctx, d)
+				defer cancel()
+				ctx = wctx
+			}
+			if publish != "" {
+				dir, prefix, _ := strings.Cut(publish, ":")
+				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+					return usage("exec: --publish %q: not a directory", dir)
+				}
+				opts.Publish = &job.Publish{Dir: dir, Prefix: prefix, Delete: del}
+			} else if del {
+				return usage("exec: --delete needs --publish")
+			}
+			store, c, closeAll, err := a.open(cmd, allWrites)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			opts.Env = []string{envStore + "=" + a.resolve(cmd, "store", envStore), envCoord + "=" + a.resolve(cmd, "coord", envCoord)}
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			opts.Signals = sigs
+			res, err := job.Run(ctx, store, c, domain, argv, opts)
+			switch {
+			case err == nil && res.ExitCode == 0:
+				return nil
+			case err == nil:
+				return &exitErr{code: res.ExitCode, err: fmt.Errorf("exec: %s exited with status %d", argv[0], res.ExitCode)}
+			case errors.Is(err, coord.ErrLeaseHeld):
+				return a.acquireFailed(cmd.Context(), c, domain, 0, err)
+			case errors.Is(err, coord.ErrLeaseLost):
+				return &exitErr{code: exitLost, err: fmt.Errorf("exec %q: %w", domain, err)}
+			case errors.Is(err, objstore.ErrFenced):
+				return fenced(fmt.Sprintf("exec %q: publish", domain), err)
+			}
+			return fail(fmt.Errorf("exec %q: %w", domain, err))
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&ttl, "ttl", 30*time.Second, "lease duration, renewed in the background every third of it")
+	f.DurationVar(&grace, "grace", job.DefaultGrace, "time CMD has to exit after SIGTERM before SIGKILL")
+	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>/exec-<pid>, one per process)")
+	f.StringVar(&wait, "wait", "", "wait for another holder's lease to end (at most `DURATION` when given) instead of exiting 4")
+	f.Lookup("wait").NoOptDefVal = waitForever
+	f.StringVar(&publish, "publish", "", "after CMD exits 0, commit every file under `DIR[:PREFIX]` at once")
+	f.BoolVar(&del, "delete", false, "with --publish, also delete keys under PREFIX that are not in DIR")
+	return cmd
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// start starts fence with args in its own process group, as run does,
+// and returns the process; its output goes to the returned buffers.
+func (c *cli) start(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	c.t.Helper()
+	args = append([]string{"--store", c.store}, append(append([]string(nil), c.global...), args...)...)
+	cmd := exec.Command(fenceBin, args...)
+	cmd.Dir = c.dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FENCE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0", "FENCE_BIN="+fenceBin)
+	cmd.Env = append(cmd.Env, c.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	return cmd, &out, &errb
+}
+
+// waitFile waits until name exists.
+func waitFile(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(name); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func exitStatus(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatal(err)
+	}
+	return ee.ExitCode()
+}
+
+// exec runs CMD with the lease in its environment, so CMD's own fence
+// put is fenced with it; publishes the directory at once; passes CMD's
+// exit code on.
+func TestExec(t *testing.T) {
+	c := newCLI(t)
+	c.env = []string{"FENCE_BIN=" + fenceBin}
+	if err := os.Mkdir(filepath.Join(c.dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.want(0, "", "exec", "reports", "--ttl", "2s", "--publish", "out:daily", "--",
+		"sh", "-c", `echo a,b > out/a.csv && echo "$FENCE_TOKEN" | "$FENCE_BIN" put reports token.txt -`)
+	r := c.want(0, "", "get", "reports", "token.txt")
+	tokExec, err := strconv.ParseUint(strings.TrimSpace(r.stdout), 10, 64)
+	if err != nil {
+		t.Fatalf("token.txt = %q", r.stdout)
+	}
+	if r := c.want(0, "", "get", "reports", "daily/a.csv"); r.stdout != "a,b\n" {
+		t.Fatalf("daily/a.csv = %q", r.stdout)
+	}
+	// The lease was released: the next acquisition is immediate, above
+	// the token exec held.
+	if next := c.acquire("reports"); next <= tokExec {
+		t.Fatalf("token after exec %d, exec's %d", next, tokExec)
+	}
+	c.want(7, "", "exec", "other", "--", "sh", "-c", "exit 7")
+	c.want(2, "", "exec", "other", "sh") // no --
+	c.want(2, "", "exec", "other", "--ttl", "0s", "--", "true")
+	c.want(2, "", "exec", "other", "--delete", "--", "true")
+}
+
+// A fence exec whose process is stopped past its lease while another
+// holder takes over and writes exits 3 when resumed, and publishes
+// nothing.
+func TestExecStoppedPastItsLease(t *testing.T) {
+	c := newCLI(t)
+	out := filepath.Join(c.dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stdout, stderr := c.start("exec", "d", "--ttl", "500ms", "--publish", "out", "--",
+		"sh", "-c", `echo mine > out/r.csv; touch ready; while [ ! -e go ]; do sleep 0.02; done`)
+	waitFile(t, filepath.Join(c.dir, "ready"))
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // past the lease
+	tok := c.acquire("d", "--holder", "newer")
+	c.want(0, "theirs", "put", "d", "r.csv", "-", "--token", strconv.FormatUint(tok, 10))
+	// The command finishes while exec is stopped; then exec resumes.
+	if err := os.WriteFile(filepath.Join(c.dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	code := exitStatus(t, cmd.Wait())
+	if code != exitFenced {
+		t.Fatalf("exec resumed past its lease: exit %d, want %d\nstdout: %s\nstderr: %s", code, exitFenced, stdout, stderr)
+	}
+	if r := c.want(0, "", "get", "d", "r.csv"); r.stdout != "theirs" {
+		t.Fatalf("r.csv = %q; want the newer holder's", r.stdout)
+	}
+}
+
+// A second exec --wait on the same domain runs once the first has ended,
+// and the first keeps its lease for longer than many TTLs.
+func TestExecWait(t *testing.T) {
+	c := newCLI(t)
+	first, _, errb := c.start("exec", "d", "--ttl", "300ms", "--", "sh", "-c", `touch started; sleep 2; echo first >> order`)
+	waitFile(t, filepath.Join(c.dir, "started"))
+	c.want(4, "", "exec", "d", "--ttl", "300ms", "--", "true")
+	c.want(0, "", "exec", "d", "--ttl", "300ms", "--wait", "--", "sh", "-c", `echo second >> order`)
+	if code := exitStatus(t, first.Wait()); code != 0 {
+		t.Fatalf("first exec: exit %d: %s", code, errb)
+	}
+	data, err := os.ReadFile(filepath.Join(c.dir, "order"))
+	if err != nil || string(data) != "first\nsecond\n" {
+		t.Fatalf("order = %q, %v; want first then second", data, err)
+	}
+}
+
+// readInt reads a decimal number from a file, or 0 while it is empty.
+func readInt(t *testing.T, name string) int {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return n
+}
