@@ -39,12 +39,12 @@ func (p *publication) Read(ctx context.Context) (*format.Manifest, string, error
 	return p.c.s.loadManifest(ctx, p.c.domain)
 }
 
-func (p *publication) Decide(ctx context.Context, m *format.Manifest) ([]byte, bool, error) {
+func (p *publication) Decide(ctx context.Context, m *format.Manifest) (cas.Write, bool, error) {
 	c, s := p.c, p.c.s
 	if m != nil && !p.first {
 		if res, err, done := c.decide(m); done {
 			p.res = res
-			return nil, true, err
+			return cas.Write{}, true, err
 		}
 	}
 	p.first = false
@@ -60,16 +60,16 @@ func (p *publication) Decide(ctx context.Context, m *format.Manifest) ([]byte, b
 	if next.NeedsFold() {
 		folded, err := c.fold(ctx, next)
 		if err != nil {
-			return nil, true, c.fail(err)
+			return cas.Write{}, true, c.fail(err)
 		}
 		next = folded
 	}
 	data, err := format.Encode(next)
 	if err != nil {
-		return nil, true, c.fail(err)
+		return cas.Write{}, true, c.fail(err)
 	}
 	p.next, p.fresh = next, m == nil
-	return data, false, nil
+	return cas.Bytes(data), false, nil
 }
 
 func (p *publication) Wrote(ctx context.Context, etag string) {

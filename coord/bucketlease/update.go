@@ -55,22 +55,22 @@ func (u *recordUpdate) Read(ctx context.Context) (record, string, error) {
 	return u.c.read(ctx, u.domain, u.key)
 }
 
-func (u *recordUpdate) Decide(_ context.Context, cur record) ([]byte, bool, error) {
+func (u *recordUpdate) Decide(_ context.Context, cur record) (cas.Write, bool, error) {
 	if cur.Attempt == u.attempt {
 		u.next = cur // a write of ours that failed has landed
-		return nil, true, nil
+		return cas.Write{}, true, nil
 	}
 	next, err := u.decide(cur, u.c.clock.Now())
 	if err != nil {
-		return nil, true, err
+		return cas.Write{}, true, err
 	}
 	next.Domain, next.Attempt = u.domain, u.attempt
 	data, err := encodeRecord(next)
 	if err != nil {
-		return nil, true, err
+		return cas.Write{}, true, err
 	}
 	u.next = next
-	return data, false, nil
+	return cas.Bytes(data), false, nil
 }
 
 func (u *recordUpdate) Wrote(context.Context, string) {}

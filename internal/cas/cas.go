@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/fencedstore/fence/internal/backoff"
@@ -30,11 +31,11 @@ type Updater[S any] interface {
 	// Read returns the object's current state and ETag ("" when there is
 	// no object).
 	Read(ctx context.Context) (cur S, etag string, err error)
-	// Decide judges cur: it returns the bytes to write on top of it, or
-	// done with the update's end (err nil: the update is over, for
-	// example because a write that failed is seen to have landed).
-	Decide(ctx context.Context, cur S) (data []byte, done bool, err error)
-	// Wrote is told that the write of the last data Decide returned
+	// Decide judges cur: it returns what to write on top of it, or done
+	// with the update's end (err nil: the update is over, for example
+	// because a write that failed is seen to have landed).
+	Decide(ctx context.Context, cur S) (w Write, done bool, err error)
+	// Wrote is told that the last write Decide returned
 	// landed, with its new ETag.
 	Wrote(ctx context.Context, etag string)
 	// Failed is told that the write based on cur failed with err, and
@@ -45,6 +46,18 @@ type Updater[S any] interface {
 	// Failed was told). It says whether an earlier write may have landed.
 	Stop(err error) error
 }
+
+// Write is what one attempt writes: a fresh Body each time Decide is
+// called (Run closes it if it is an io.Closer), its exact Size (-1 when
+// unknown), and the object's metadata.
+type Write struct {
+	Body     io.Reader
+	Size     int64
+	Metadata map[string]string
+}
+
+// Bytes returns a Write of data.
+func Bytes(data []byte) Write { return Write{Body: bytes.NewReader(data), Size: int64(len(data))} }
 
 // Update names the object and tunes Run.
 type Update struct {
@@ -73,15 +86,18 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 	}
 	var bo backoff.Backoff
 	for {
-		data, done, err := u.Decide(ctx, cur)
+		w, done, err := u.Decide(ctx, cur)
 		if done || err != nil {
 			return err
 		}
-		opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: up.ContentType}
+		opts := driver.PutOptions{Mode: driver.Update{ETag: etag}, ContentType: up.ContentType, Metadata: w.Metadata}
 		if etag == "" {
 			opts.Mode = driver.Create{}
 		}
-		info, err := b.Put(ctx, up.Key, bytes.NewReader(data), int64(len(data)), opts)
+		info, err := b.Put(ctx, up.Key, w.Body, w.Size, opts)
+		if c, ok := w.Body.(io.Closer); ok {
+			c.Close()
+		}
 		if err == nil {
 			u.Wrote(ctx, info.ETag)
 			return nil

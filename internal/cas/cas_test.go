@@ -49,12 +49,12 @@ func (c *counter) Read(ctx context.Context) (state, string, error) {
 	return s, info.ETag, err
 }
 
-func (c *counter) Decide(_ context.Context, cur state) ([]byte, bool, error) {
+func (c *counter) Decide(_ context.Context, cur state) (cas.Write, bool, error) {
 	if cur.by == c.id {
 		c.landed = true
-		return nil, true, nil
+		return cas.Write{}, true, nil
 	}
-	return []byte(strconv.Itoa(cur.n+1) + " " + c.id), false, nil
+	return cas.Bytes([]byte(strconv.Itoa(cur.n+1) + " " + c.id)), false, nil
 }
 
 func (c *counter) Wrote(context.Context, string) { c.wrote = true }

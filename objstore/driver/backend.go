@@ -58,6 +58,11 @@ type PutOptions struct {
 	Mode PutMode
 	// ContentType is stored with the object when the backend supports it.
 	ContentType string
+	// Metadata is stored with the object (S3's x-amz-meta-* headers)
+	// and returned by Head and Get. Names are lower-case letters, digits
+	// and '-'. A backend without metadata (see Capabilities) fails a Put
+	// that has any with ErrUnsupported, rather than drop it.
+	Metadata map[string]string
 }
 
 // ObjectInfo describes one stored object.
@@ -66,6 +71,9 @@ type ObjectInfo struct {
 	Size     int64
 	ETag     string
 	Modified time.Time
+	// Metadata is the object's metadata, from Head and Get, with
+	// lower-case names; nil when it has none.
+	Metadata map[string]string
 }
 
 // Window returns the first byte and the length of the part of an object

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type object struct {
 	data     []byte // never modified after it is stored
 	etag     string
 	modified time.Time
+	meta     map[string]string // never modified after it is stored
 }
 
 var _ driver.Backend = (*Backend)(nil)
@@ -70,8 +72,11 @@ func newObject(data []byte) object {
 }
 
 func (o object) info(key string) driver.ObjectInfo {
-	return driver.ObjectInfo{Key: key, Size: int64(len(o.data)), ETag: o.etag, Modified: o.modified}
+	return driver.ObjectInfo{Key: key, Size: int64(len(o.data)), ETag: o.etag, Modified: o.modified, Metadata: maps.Clone(o.meta)}
 }
+
+// Capabilities reports that objects keep their metadata.
+func (b *Backend) Capabilities() driver.Capabilities { return driver.Capabilities{Metadata: true} }
 
 // Get returns a reader over the object's content, or the part of it that
 // opts asks for.
@@ -118,6 +123,9 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 		return driver.ObjectInfo{}, wrap("put", key, fmt.Errorf("body has %d bytes, size says %d", len(data), size))
 	}
 	o := newObject(data)
+	if len(opts.Metadata) > 0 {
+		o.meta = maps.Clone(opts.Metadata)
+	}
 
 	b.mu.Lock()
 	if err := ctx.Err(); err != nil {

@@ -235,8 +235,11 @@ func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (
 }
 
 func (b *Backend) info(key string, oi minio.ObjectInfo) driver.ObjectInfo {
-	return driver.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, Modified: oi.LastModified}
+	return driver.ObjectInfo{Key: key, Size: oi.Size, ETag: oi.ETag, Modified: oi.LastModified, Metadata: driver.NormalizeMetadata(oi.UserMetadata)}
 }
+
+// Capabilities reports that objects keep their metadata.
+func (b *Backend) Capabilities() driver.Capabilities { return driver.Capabilities{Metadata: true} }
 
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {

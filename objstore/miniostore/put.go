@@ -51,6 +51,7 @@ func (b *Backend) putOptions(opts driver.PutOptions) minio.PutObjectOptions {
 		po.SetMatchETagExcept("*")
 	}
 	po.ContentType = opts.ContentType
+	po.UserMetadata = opts.Metadata
 	return po
 }
 
@@ -80,7 +81,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	ok := b.objectKey(key)
 	// The precondition goes on CompleteMultipartUpload only: that is the
 	// moment the object appears.
-	create := minio.PutObjectOptions{ContentType: opts.ContentType, ServerSideEncryption: b.sse}
+	create := minio.PutObjectOptions{ContentType: opts.ContentType, ServerSideEncryption: b.sse, UserMetadata: opts.Metadata}
 	uploadID, err := b.core.NewMultipartUpload(ctx, b.bucket, ok, create)
 	if err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)

@@ -46,6 +46,7 @@ func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts d
 		Key:           aws.String(b.objectKey(key)),
 		Body:          bytes.NewReader(data), // seekable: signed, and rewound on retries
 		ContentLength: aws.Int64(int64(len(data))),
+		Metadata:      opts.Metadata,
 	}
 	in.IfMatch, in.IfNoneMatch = preconditions(opts.Mode)
 	if opts.ContentType != "" {
@@ -77,8 +78,9 @@ func (b *Backend) putInfo(key string, size int64, etag *string) (driver.ObjectIn
 func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, err error) {
 	ok := b.objectKey(key)
 	create := &s3.CreateMultipartUploadInput{
-		Bucket: aws.String(b.bucket),
-		Key:    aws.String(ok),
+		Bucket:   aws.String(b.bucket),
+		Key:      aws.String(ok),
+		Metadata: opts.Metadata,
 	}
 	if opts.ContentType != "" {
 		create.ContentType = aws.String(opts.ContentType)

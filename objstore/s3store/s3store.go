@@ -268,9 +268,13 @@ func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (
 		Size:     s3err.ObjectSize(aws.ToString(out.ContentRange), aws.ToInt64(out.ContentLength)),
 		ETag:     aws.ToString(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
+		Metadata: driver.NormalizeMetadata(out.Metadata),
 	}
 	return out.Body, info, nil
 }
+
+// Capabilities reports that objects keep their metadata.
+func (b *Backend) Capabilities() driver.Capabilities { return driver.Capabilities{Metadata: true} }
 
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
@@ -286,6 +290,7 @@ func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, erro
 		Size:     aws.ToInt64(out.ContentLength),
 		ETag:     aws.ToString(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
+		Metadata: driver.NormalizeMetadata(out.Metadata),
 	}, nil
 }
 
