@@ -17,6 +17,7 @@ const (
 	exitUsage  = 2 // bad flags or arguments
 	exitFenced = 3 // the store rejected a write's token
 	exitHeld   = 4 // another holder's lease is live
+	exitLost   = 5 // the lease expired, was released or was taken over
 )
 
 // exitError carries the exit code a command's failure maps to. Every error
@@ -50,6 +51,8 @@ func fail(err error) error {
 		code = exitFenced
 	case errors.Is(err, coord.ErrLeaseHeld):
 		code = exitHeld
+	case errors.Is(err, coord.ErrLeaseLost):
+		code = exitLost
 	case errors.Is(err, objstore.ErrInvalid), errors.Is(err, coord.ErrInvalid), errors.Is(err, config.ErrBadURL):
 		code = exitUsage
 	}
