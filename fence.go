@@ -31,6 +31,11 @@ type AcquireOptions struct {
 	// Wait makes Acquire wait, within ctx, for another holder's lease to
 	// end instead of failing with coord.ErrLeaseHeld.
 	Wait bool
+	// Force takes the lease even while another holder's lease is live
+	// (coord.Request.Force), ending it; with the store fenced at the new
+	// token (not NoFence), that holder's late writes are then rejected.
+	// Break uses it.
+	Force bool
 	// NoFence skips fencing the store with the new token. The previous
 	// holder's late writes are then rejected only from the new holder's
 	// first commit on.
@@ -109,7 +114,7 @@ func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 	if err != nil {
 		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
 	}
-	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
+	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Force: o.Force, Clock: o.Clock})
 	if err != nil {
 		return coord.Lease{}, err
 	}
