@@ -43,6 +43,14 @@ func TestBreakFencesTheOldHolder(t *testing.T) {
 		t.Fatalf("store highest after Break = %d, %v; want the break's token %d", h, err, res.Token)
 	}
 
+	recs, err := store.History(ctx, "d", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := recs[len(recs)-1]; !last.Fence || last.Token != res.Token || last.Holder != "operator" {
+		t.Fatalf("last commit after Break = %+v; want the breaker's fence at token %d", last, res.Token)
+	}
+
 	// The old holder's late commit, straight to the store with its token.
 	_, err = store.Put(ctx, "d", "k", old.Token, strings.NewReader("A's late write"), -1)
 	var fe *objstore.FencedError
