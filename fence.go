@@ -31,6 +31,11 @@ type AcquireOptions struct {
 	// Wait makes Acquire wait, within ctx, for another holder's lease to
 	// end instead of failing with coord.ErrLeaseHeld.
 	Wait bool
+	// Force takes the lease even while another holder's lease is live
+	// (coord.Request.Force), ending it; with the store fenced at the new
+	// token (not NoFence), that holder's late writes are then rejected.
+	// Break uses it.
+	Force bool
 	// NoFence skips fencing the store with the new token. The previous
 	// holder's late writes are then rejected only from the new holder's
 	// first commit on.
@@ -67,7 +72,8 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 //  2. it takes the lease (Coordinator.TakeLease, waiting if opts.Wait);
 //  3. unless opts.NoFence, it raises the domain's highest token to the new
 //     token with a data-less commit, so the previous holder's late writes
-//     are rejected from this moment, even before the new holder writes.
+//     are rejected from this moment, even before the new holder writes
+//     (the manifest's log records the fence under the lease's holder).
 //     The fence succeeds only if it is the commit that raised the domain
 //     to this token: if the coordinator's records were wiped between our
 //     floor read and our acquisition, it may have issued the same token
@@ -109,7 +115,7 @@ func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 	if err != nil {
 		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
 	}
-	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Clock: o.Clock})
+	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Force: o.Force, Clock: o.Clock})
 	if err != nil {
 		return coord.Lease{}, err
 	}
@@ -126,7 +132,9 @@ func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 		}
 		return l, nil
 	}
-	if _, err := store.Fence(ctx, domain, l.Token); err != nil {
+	// A fence is a commit without changes (Store.Fence), logged under
+	// the lease's holder.
+	if _, err := store.Commit(ctx, domain, l.Token, nil, &objstore.CommitOptions{Holder: l.Holder}); err != nil {
 		release(ctx, c, l)
 		return coord.Lease{}, &TakeoverError{Domain: domain, Token: l.Token, Err: err}
 	}

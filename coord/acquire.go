@@ -27,6 +27,9 @@ type TakeOptions struct {
 	// Wait makes TakeLease wait, honouring ctx, while another holder's lease
 	// is live, instead of returning its *HeldError.
 	Wait bool
+	// Force takes the lease even while another holder's lease is live
+	// (Request.Force), ending that lease; Wait is then moot.
+	Force bool
 	// Clock judges how long the current holder's lease has left while
 	// waiting. Default SystemClock.
 	Clock Clock
@@ -57,7 +60,7 @@ func (c *Coordinator) TakeLease(ctx context.Context, domain string, opts *TakeOp
 	if o.TTL == 0 {
 		o.TTL = DefaultTTL
 	}
-	req := Request{Domain: domain, Holder: o.Holder, TTL: o.TTL, Floor: o.Floor}
+	req := Request{Domain: domain, Holder: o.Holder, TTL: o.TTL, Floor: o.Floor, Force: o.Force}
 	if err := ValidateRequest(req); err != nil {
 		return Lease{}, err
 	}

@@ -35,6 +35,12 @@ type Request struct {
 	// every token the coordinator issued before. Pass the store's highest
 	// token so that a wiped coordinator resumes above it.
 	Floor uint64
+	// Force takes the lease even while another holder's lease is live,
+	// with a new token as for any acquisition: that holder's lease ends,
+	// and its Renew and Release fail with ErrLeaseLost. Forcing does not
+	// stop the old holder's writes: only fencing the store with the new
+	// token does, which fence.Break does.
+	Force bool
 }
 
 // Driver is the narrow interface a lease coordinator's backend
@@ -52,8 +58,8 @@ type Request struct {
 // passes.
 type Driver interface {
 	// TryAcquire makes one attempt. It fails with a *HeldError when another
-	// holder's lease is live. A request from the lease's current holder
-	// takes it over with a new token. The returned Expires is exactly what
+	// holder's lease is live, unless req.Force. A request from the lease's
+	// current holder, or one with Force, takes it over with a new token. The returned Expires is exactly what
 	// the driver recorded.
 	TryAcquire(ctx context.Context, req Request) (Lease, error)
 	// Renew extends a live lease to now+ttl, keeping its token. It fails

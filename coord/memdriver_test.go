@@ -30,7 +30,7 @@ func (m *memDriver) TryAcquire(ctx context.Context, req coord.Request) (coord.Le
 	defer m.mu.Unlock()
 	now := m.clk.Now()
 	st := m.recs[req.Domain]
-	if st.Holder != "" && st.Holder != req.Holder && now.Before(st.Expires) {
+	if !req.Force && st.Holder != "" && st.Holder != req.Holder && now.Before(st.Expires) {
 		return coord.Lease{}, &coord.HeldError{Domain: req.Domain, Holder: st.Holder, Token: st.Token, Expires: st.Expires}
 	}
 	base := max(st.Token, req.Floor)

@@ -52,7 +52,8 @@ func (p *publication) Decide(ctx context.Context, m *format.Manifest) (cas.Write
 	if base == nil {
 		base = &format.Manifest{}
 	}
-	entry := format.LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC(), Puts: len(c.puts), Deletes: len(c.deletes)}
+	entry := format.LogEntry{ID: c.id, Token: c.token, Holder: c.holder, Time: s.opts.Now().UTC()}
+	entry.SetKeys(c.putKeys(), c.deletes)
 	if c.attempt != c.id {
 		entry.Attempt = c.attempt
 	}
@@ -96,3 +97,12 @@ func (p *publication) Failed(m *format.Manifest, err error) {
 }
 
 func (p *publication) Stop(err error) error { return p.c.fail(err) }
+
+// putKeys returns the keys c puts.
+func (c *commit) putKeys() []string {
+	keys := make([]string, len(c.puts))
+	for i, ch := range c.puts {
+		keys[i] = ch.Key
+	}
+	return keys
+}

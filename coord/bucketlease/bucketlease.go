@@ -57,14 +57,14 @@ func New(b driver.Backend, opts *Options) *Driver {
 func (c *Driver) Backend() driver.Backend { return c.b }
 
 // TryAcquire makes one acquisition: it fails with a *coord.HeldError when
-// another holder's lease is live, and otherwise writes a new token,
+// another holder's lease is live (unless req.Force), and otherwise writes a new token,
 // max(counter, req.Floor)+1, with req.Holder and an expiry of now+TTL.
 // Lost races and conflicts are retried until ctx ends; so is a write whose
 // outcome was ambiguous, until reading the record back tells whether it
 // landed.
 func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
 	r, err := c.update(ctx, "acquire", req.Domain, func(cur record, now time.Time) (record, error) {
-		if cur.Holder != "" && cur.Holder != req.Holder && now.Before(cur.Expires) {
+		if !req.Force && cur.Holder != "" && cur.Holder != req.Holder && now.Before(cur.Expires) {
 			return record{}, &coord.HeldError{Domain: req.Domain, Holder: cur.Holder, Token: cur.Token, Expires: cur.Expires}
 		}
 		base := max(cur.Token, req.Floor)

@@ -68,6 +68,8 @@ func Run(t *testing.T, newDriver func(t *testing.T, clk coord.Clock) coord.Drive
 		{"Renew", (*suite).renewExtends},
 		{"WrongTokenOrHolder", (*suite).wrongTokenOrHolder},
 		{"ReleaseKeepsCounter", (*suite).releaseKeepsCounter},
+		{"ForceWhileHeld", (*suite).forceWhileHeld},
+		{"ForceFreeAndFloor", (*suite).forceFreeAndFloor},
 		{"Floor", (*suite).floor},
 		{"MaxToken", (*suite).maxToken},
 		{"WipeResumesAboveFloor", (*suite).wipeResumesAboveFloor},

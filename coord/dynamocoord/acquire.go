@@ -18,7 +18,7 @@ import (
 )
 
 // TryAcquire makes one acquisition: it fails with a *coord.HeldError when
-// another holder's lease is live, and otherwise sets the token to
+// another holder's lease is live (unless req.Force), and otherwise sets the token to
 // max(counter, req.Floor)+1, the holder to req.Holder and the expiry to
 // now+TTL, in one conditional UpdateItem.
 //
@@ -85,7 +85,7 @@ func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease
 		if it.Attempt == attempt && it.Holder == req.Holder {
 			return it.lease(req.Domain), nil // an update whose reply was lost applied
 		}
-		if now := c.clock.Now(); it.held(now) && it.Holder != req.Holder {
+		if now := c.clock.Now(); !req.Force && it.held(now) && it.Holder != req.Holder {
 			return coord.Lease{}, &coord.HeldError{Domain: req.Domain, Holder: it.Holder, Token: it.Token, Expires: it.Expires}
 		}
 		if base := max(it.Token, req.Floor); base >= rules.MaxToken {
@@ -108,7 +108,7 @@ func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease
 // raise the counter must be at most the floor and becomes Floor+1;
 // otherwise it must be at least the floor (and below the maximum token)
 // and goes up by one. Either way there must be no live holder but
-// req.Holder.
+// req.Holder, unless req.Force.
 func (c *Driver) acquireInput(req coord.Request, attempt string, now time.Time, raise bool) *dynamodb.UpdateItemInput {
 	vals := map[string]types.AttributeValue{
 		":me":      str(req.Holder),
@@ -122,8 +122,13 @@ func (c *Driver) acquireInput(req coord.Request, attempt string, now time.Time, 
 	// The type checks keep the update off items it would misread (a
 	// holder that is not a string, a negative or non-numeric counter):
 	// the read after the failed condition reports them as corrupt.
-	free := "(attribute_not_exists(#holder) OR #holder = :empty OR #expires <= :now OR #holder = :me) AND " +
-		"(attribute_not_exists(#holder) OR attribute_type(#holder, :S))"
+	free := "(attribute_not_exists(#holder) OR #holder = :empty OR #expires <= :now OR #holder = :me) AND "
+	if req.Force {
+		free = ""
+		delete(vals, ":empty")
+		delete(vals, ":now")
+	}
+	free += "(attribute_not_exists(#holder) OR attribute_type(#holder, :S))"
 	var set, counter string
 	if raise {
 		set = "SET #token = :next"

@@ -66,8 +66,15 @@ type LogEntry struct {
 	Token   uint64    `json:"token"`
 	Holder  string    `json:"holder"`
 	Time    time.Time `json:"time"`
-	Puts    int       `json:"puts"`
-	Deletes int       `json:"deletes"`
+	Puts    int       `json:"puts"`    // keys the commit put
+	Deletes int       `json:"deletes"` // keys the commit deleted
+	// PutKeys and DeletedKeys name the keys put and deleted, sorted, at
+	// most LogKeysLimit of each (see SetKeys); KeysTruncated is set when
+	// either list is shorter than its count. Entries written by builds
+	// before these fields have neither.
+	PutKeys       []string `json:"put_keys,omitempty"`
+	DeletedKeys   []string `json:"deleted_keys,omitempty"`
+	KeysTruncated bool     `json:"keys_truncated,omitempty"`
 	// Attempt is the suffix of the version and shard objects that the
 	// landed attempt of this commit wrote, when it differs from ID (a
 	// retry uploads under a fresh attempt id, so no object name is ever
@@ -260,6 +267,11 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 	for i, l := range m.Log {
 		if l.Seq > m.Seq || (i > 0 && l.Seq <= m.Log[i-1].Seq) {
 			return nil, bad(fmt.Sprintf("log entry %d has seq %d out of order (manifest seq %d)", i, l.Seq, m.Seq), nil)
+		}
+	}
+	for _, e := range append([]*LogEntry{&m.Last, &m.Raised}, pointers(m.Log)...) {
+		if reason := checkLogEntry(e); reason != "" {
+			return nil, bad(reason, nil)
 		}
 	}
 	return m, nil

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencedstore/fence/objstore"
+)
+
+func (a *app) historyCmd() *cobra.Command {
+	var since string
+	cmd := &cobra.Command{
+		Use:   "history DOMAIN",
+		Short: "Show DOMAIN's recent commits: seq, token, holder, keys, fences",
+		Long: `history prints DOMAIN's recent commits from the manifest's log (the last
+64 by default), oldest first, as a table of seq, time, event, token,
+holder and commit id. An event is a commit (the keys it put and deleted,
+up to 16 of each) or a fence: a commit without changes that raised the
+domain's token, from which on every older token was rejected.
+
+--since keeps the commits at or after a time: a duration back from now
+(90m, 24h) or an RFC 3339 time (2026-12-01T09:00:00Z). With --json it
+prints the commits as a JSON array.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			domain := args[0]
+			var opts objstore.HistoryOptions
+			if since != "" {
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return err
+				}
+				opts.Since = t
+			}
+			store, _, closeAll, err := a.open(cmd, readOnly)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			recs, err := store.History(cmd.Context(), domain, &opts)
+			if isNotFound(err) {
+				return &exitErr{code: exitError, err: fmt.Errorf("history: not found: no such domain %q (nothing was ever committed to it)", domain)}
+			}
+			if err != nil {
+				return fail(fmt.Errorf("history %q: %w", domain, err))
+			}
+			if a.json {
+				if recs == nil {
+					recs = []objstore.LogRecord{}
+				}
+				return a.printJSON(recs)
+			}
+			fmt.Fprintln(a.stdout, "| Seq | Time | Event | Token | Holder | Commit |")
+			fmt.Fprintln(a.stdout, "|---|---|---|---|---|---|")
+			for _, r := range recs {
+				fmt.Fprintf(a.stdout, "| %d | %s | %s | %d | %s | %s |\n", r.Seq, r.Time.UTC().Format(time.RFC3339), event(r), r.Token, cell(r.Holder), r.ID)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "only commits at or after `DURATION|TIME` (24h, or 2026-12-01T09:00:00Z)")
+	return cmd
+}
+
+// parseSince reads --since: a duration back from now, or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usage("--since %q: want a duration back from now (90m, 24h) or an RFC 3339 time (2026-12-01T09:00:00Z)", s)
+}
+
+// event describes one commit in the table.
+func event(r objstore.LogRecord) string {
+	if r.Fence {
+		return fmt.Sprintf("Fence: token raised to %d, older tokens rejected", r.Token)
+	}
+	var parts []string
+	if r.Puts > 0 {
+		parts = append(parts, "put "+names(r.PutKeys, r.Puts))
+	}
+	if r.Deletes > 0 {
+		parts = append(parts, "deleted "+names(r.DeletedKeys, r.Deletes))
+	}
+	if len(parts) == 0 {
+		return "Commit without changes"
+	}
+	return "Commit: " + strings.Join(parts, "; ")
+}
+
+// names lists the recorded key names of count keys.
+func names(keys []string, count int) string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = cell(k)
+	}
+	s := strings.Join(quoted, ", ")
+	switch more := count - len(keys); {
+	case len(keys) == 0:
+		return fmt.Sprintf("%d keys (names not recorded)", count)
+	case more > 0:
+		return fmt.Sprintf("%s and %d more", s, more)
+	}
+	return s
+}
+
+// cell makes s safe in a table cell: a key may contain "|".
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
