@@ -181,6 +181,9 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
+	if len(opts.Metadata) > 0 {
+		return fail(fmt.Errorf("object metadata: %w", driver.ErrUnsupported))
+	}
 	f, info, err := b.writeTemp(ctx, body, size)
 	if err != nil {
 		return fail(err)

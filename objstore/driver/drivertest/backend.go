@@ -66,6 +66,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 		{"CancelledContext", (*backendCase).cancelledContext},
 		{"ConditionalGet", (*backendCase).conditionalGet},
 		{"RangedGet", (*backendCase).rangedGet},
+		{"Metadata", (*backendCase).metadata},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -194,3 +194,6 @@ func (b *Backend) Location() string { return b.inner.Location() }
 
 // Close closes the wrapped backend.
 func (b *Backend) Close() error { return b.inner.Close() }
+
+// Capabilities are the wrapped backend's.
+func (b *Backend) Capabilities() driver.Capabilities { return driver.CapabilitiesOf(b.inner) }
