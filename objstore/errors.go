@@ -37,6 +37,14 @@ var (
 	ErrUnsafeStore = driver.ErrUnsafeStore
 	// ErrNotFound: the domain, the key, or the bucket does not exist.
 	ErrNotFound = driver.ErrNotFound
+	// ErrPermanent: the store refused a request and would refuse it
+	// again, so it was not retried: permission denied
+	// (driver.ErrPermission), no space left (driver.ErrNoSpace), a
+	// read-only store (driver.ErrReadOnly), or a request the store
+	// rejects, such as a key too long for it. The refused request was
+	// not applied (an error that also matches ErrOutcomeUnknown says an
+	// earlier write of the commit may have been).
+	ErrPermanent = driver.ErrPermanent
 )
 
 // FencedError reports a write rejected because a higher token has already

@@ -26,6 +26,12 @@
 //     writes to one key (S3's 409 ConditionalRequestConflict). Nothing is
 //     known about whether the write was applied.
 //   - ErrNotModified: a conditional get found the object unchanged.
+//   - ErrPermanent: the store refused the request and will refuse it
+//     again (a key too long for it, a malformed request). Nothing was
+//     applied, and the Store does not retry it. Three narrower classes
+//     match it: ErrPermission (access denied), ErrNoSpace (disk or
+//     storage full) and ErrReadOnly (a read-only file system). Report
+//     them only for a request known not to have been applied.
 //
 // Any other error from Put may hide a write that was applied; the Store
 // treats it as ambiguous and settles it by reading.
