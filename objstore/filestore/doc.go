@@ -54,6 +54,10 @@
 //
 // A missing object, and If-Match on a missing key, are reported with
 // errors matching driver.ErrNotFound; a failed precondition with
-// driver.ErrPreconditionFailed. Errors name the key, and the file when a
-// file is at fault.
+// driver.ErrPreconditionFailed. A full disk or an exceeded quota (ENOSPC,
+// EDQUOT) is driver.ErrNoSpace, a refused permission (EACCES, EPERM)
+// driver.ErrPermission and a read-only file system (EROFS)
+// driver.ErrReadOnly; all three match driver.ErrPermanent, so the Store
+// fails at once instead of retrying. Errors name the key, and the file
+// when a file is at fault.
 package filestore
