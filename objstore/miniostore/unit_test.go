@@ -9,6 +9,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -99,4 +100,14 @@ func TestEndpoints(t *testing.T) {
 	if got, want := b.Location(), "minio://bkt/a/b@http://127.0.0.1:9"; got != want {
 		t.Errorf("Location() = %q, want %q", got, want)
 	}
+}
+
+func TestRefusedReplies(t *testing.T) {
+	s3test.RefusedReplies(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
 }
