@@ -32,7 +32,9 @@
 // Test errors with errors.Is: ErrFenced (*FencedError names both tokens),
 // ErrNotFound, ErrOutcomeUnknown (*UnknownOutcomeError carries the commit
 // id to retry with), ErrCorruptManifest (*CorruptManifestError names the
-// object), ErrIntegrity, ErrInvalid (*InvalidError names the argument) and
+// object), ErrDataLoss (*DataLossError: a version the manifest names is
+// missing from the store; distinct from ErrNotFound), ErrIntegrity,
+// ErrInvalid (*InvalidError names the argument) and
 // ErrUnsafeStore (the backend ignores conditional writes).
 //
 // The manifest format and object layout are described in docs/manifest.md;
