@@ -35,4 +35,9 @@
 //
 // Any other error from Put may hide a write that was applied; the Store
 // treats it as ambiguous and settles it by reading.
+//
+// A backend whose object keys are limited beyond what rules.ValidateKey
+// checks (a key prefix that counts towards S3's 1024 bytes, a file name
+// limit) implements KeyChecker, so that the Store refuses such a key
+// before it uploads anything.
 package driver

@@ -112,3 +112,24 @@ func TestRefusedReplies(t *testing.T) {
 		return b
 	})
 }
+
+// TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
+// counts its prefix towards S3's 1024 bytes.
+func TestCheckKeyCountsPrefix(t *testing.T) {
+	b := prefixed(t, "tenant")
+	var kc driver.KeyChecker = b
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/")+1)); !errors.Is(err, rules.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+}
+
+func prefixed(t *testing.T, prefix string) *Backend {
+	b, err := New(s3.New(s3.Options{Region: "us-east-1"}), "bkt", prefix, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,10 +1,13 @@
 package s3err
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/rules"
 )
 
 func TestClass(t *testing.T) {
@@ -47,5 +50,16 @@ func TestClass(t *testing.T) {
 		if got := Class(tc.code, tc.status); got != tc.want {
 			t.Errorf("Class(%q, %d) = %v, want %v", tc.code, tc.status, got, tc.want)
 		}
+	}
+}
+
+func TestCheckKeyCountsPrefix(t *testing.T) {
+	key := strings.Repeat("k", MaxObjectKeyLen-2)
+	if err := CheckKey("p/", key); err != nil {
+		t.Fatalf("1024 bytes with the prefix: %v", err)
+	}
+	err := CheckKey("pp/", key)
+	if !errors.Is(err, rules.ErrInvalid) || !strings.Contains(err.Error(), `prefix "pp/"`) || !strings.Contains(err.Error(), "1025 bytes") {
+		t.Fatalf("1025 bytes with the prefix: %v, want ErrInvalid naming length, prefix and limit", err)
 	}
 }
