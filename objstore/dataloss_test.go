@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -80,5 +81,22 @@ func TestCollectedVersionOfOldSnapshotIsNotDataLoss(t *testing.T) {
 	_, _, err = sn.ReadAll(ctx, "k")
 	if err == nil || errors.Is(err, objstore.ErrDataLoss) || !strings.Contains(err.Error(), "newer snapshot") {
 		t.Fatalf("err = %v, want an error saying to read from a newer snapshot", err)
+	}
+}
+
+// TestCorruptManifestNamesNextStep: a corrupt manifest's error names the
+// object and what the operator does next.
+func TestCorruptManifestNamesNextStep(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	if _, err := objstore.New(mem, nil).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Put(ctx, "d/_fence/manifest.json", strings.NewReader("{"), 1, driver.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := objstore.New(mem, nil).ReadAll(ctx, "d", "k")
+	if !errors.Is(err, objstore.ErrCorruptManifest) || !strings.Contains(err.Error(), `"d/_fence/manifest.json"`) || !strings.Contains(err.Error(), "restore the object from a backup") {
+		t.Fatalf("err = %v, want the object and the next step named", err)
 	}
 }

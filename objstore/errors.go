@@ -103,8 +103,11 @@ func (e *CorruptManifestError) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	return s + "; " + corruptNextStep
 }
+
+// corruptNextStep is what an operator does about a corrupt manifest.
+const corruptNextStep = "nothing will be written over it: restore the object from a backup or the bucket's versioning (deleting it does not help: a domain with versions and no manifest is refused too); see docs/manifest.md"
 
 func (e *CorruptManifestError) Is(target error) bool { return target == ErrCorruptManifest }
 func (e *CorruptManifestError) Unwrap() error        { return e.Err }
