@@ -91,7 +91,7 @@ func (e *CorruptRecordError) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	return s + "; restore the record from a backup or the bucket's versioning; see docs/manifest.md"
 }
 
 // Is makes errors.Is(err, ErrCorruptRecord) true.

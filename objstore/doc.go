@@ -32,8 +32,13 @@
 // Test errors with errors.Is: ErrFenced (*FencedError names both tokens),
 // ErrNotFound, ErrOutcomeUnknown (*UnknownOutcomeError carries the commit
 // id to retry with), ErrCorruptManifest (*CorruptManifestError names the
-// object), ErrIntegrity, ErrInvalid (*InvalidError names the argument) and
-// ErrUnsafeStore (the backend ignores conditional writes).
+// object), ErrDataLoss (*DataLossError: a version the manifest names is
+// missing from the store; distinct from ErrNotFound), ErrIntegrity,
+// ErrInvalid (*InvalidError names the argument; a key too long for the
+// backend, its prefix counted, is refused before anything is uploaded),
+// ErrUnsafeStore (the backend ignores conditional writes) and
+// ErrPermanent (the store refused a request for good: permission denied,
+// no space left, a read-only store; not retried).
 //
 // The manifest format and object layout are described in docs/manifest.md;
 // the code that encodes and checks them is internal (internal/format), so

@@ -25,6 +25,12 @@ var (
 	// *CorruptManifestError names the object. Nothing is ever written over
 	// a corrupt manifest.
 	ErrCorruptManifest = errors.New("objstore: corrupt manifest")
+	// ErrDataLoss: a version that the domain's current manifest names is
+	// missing from the store: it was deleted behind fence's back. Its
+	// *DataLossError names the key, the version object and the manifest
+	// seq. It does not match ErrNotFound, which means that no such key
+	// or domain exists.
+	ErrDataLoss = errors.New("objstore: data loss")
 	// ErrIntegrity: a version's bytes do not match the size or SHA-256 its
 	// manifest records.
 	ErrIntegrity = errors.New("objstore: integrity check failed")
@@ -37,6 +43,14 @@ var (
 	ErrUnsafeStore = driver.ErrUnsafeStore
 	// ErrNotFound: the domain, the key, or the bucket does not exist.
 	ErrNotFound = driver.ErrNotFound
+	// ErrPermanent: the store refused a request and would refuse it
+	// again, so it was not retried: permission denied
+	// (driver.ErrPermission), no space left (driver.ErrNoSpace), a
+	// read-only store (driver.ErrReadOnly), or a request the store
+	// rejects, such as a key too long for it. The refused request was
+	// not applied (an error that also matches ErrOutcomeUnknown says an
+	// earlier write of the commit may have been).
+	ErrPermanent = driver.ErrPermanent
 )
 
 // FencedError reports a write rejected because a higher token has already
@@ -89,11 +103,30 @@ func (e *CorruptManifestError) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	return s
+	return s + "; " + corruptNextStep
 }
+
+// corruptNextStep is what an operator does about a corrupt manifest.
+const corruptNextStep = "nothing will be written over it: restore the object from a backup or the bucket's versioning (deleting it does not help: a domain with versions and no manifest is refused too); see docs/manifest.md"
 
 func (e *CorruptManifestError) Is(target error) bool { return target == ErrCorruptManifest }
 func (e *CorruptManifestError) Unwrap() error        { return e.Err }
+
+// DataLossError reports a live key whose version object is missing from
+// the store, although the domain's current manifest names it.
+type DataLossError struct {
+	Domain  string
+	Key     string
+	Version string // the missing version object's key
+	Seq     uint64 // the manifest seq that names it
+	Err     error  // the backend's answer; not unwrapped: it is ErrNotFound
+}
+
+func (e *DataLossError) Error() string {
+	return fmt.Sprintf("objstore: data loss: key %q in domain %q is live at manifest seq %d, but its version object %q is missing from the store (deleted outside fence); restore that object from a backup or the bucket's versioning, or write the key again with a fenced put (see docs/manifest.md): %v", e.Key, e.Domain, e.Seq, e.Version, e.Err)
+}
+
+func (e *DataLossError) Is(target error) bool { return target == ErrDataLoss }
 
 // corrupt reports a *format.CorruptError as a *CorruptManifestError, and
 // returns any other error as it is.

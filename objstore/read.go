@@ -109,7 +109,9 @@ func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
 
 // Get opens key's bytes at the snapshot. The reader verifies size and
 // SHA-256 as it is read and fails with ErrIntegrity at the end if they
-// differ from the manifest's record.
+// differ from the manifest's record. A version the current manifest
+// names but the store no longer has is a *DataLossError (ErrDataLoss),
+// not ErrNotFound.
 func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	v, err := sn.Version(ctx, key)
 	if err != nil {
@@ -121,7 +123,7 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	}
 	rc, _, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("objstore: read %q in domain %q (version %q): %w", key, sn.domain, v.Object, err)
+		return nil, sn.readFailed(ctx, v, err)
 	}
 	r := &Reader{Version: v, rc: rc, h: sha256.New()}
 	if cache.fits(v.Size) {

@@ -40,7 +40,7 @@ func (sn *Snapshot) NewRangeReader(ctx context.Context, key string, offset, leng
 	}
 	rc, info, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{Offset: offset, Length: n})
 	if err != nil {
-		return nil, fmt.Errorf("objstore: read %q in domain %q (version %q): %w", key, sn.domain, v.Object, err)
+		return nil, sn.readFailed(ctx, v, err)
 	}
 	if info.Size != v.Size {
 		rc.Close()

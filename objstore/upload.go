@@ -22,6 +22,9 @@ import (
 // fails the commit with nothing published: versions are invisible until
 // the manifest names them.
 func (c *commit) upload(ctx context.Context) error {
+	if err := c.checkKeys(); err != nil {
+		return err
+	}
 	c.entries = make(map[string]format.Entry, len(c.puts))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -39,6 +42,22 @@ func (c *commit) upload(ctx context.Context) error {
 		})
 	}
 	return g.Wait()
+}
+
+// checkKeys asks a backend that limits its keys (driver.KeyChecker)
+// whether it can store the version object of every put, before any is
+// uploaded.
+func (c *commit) checkKeys() error {
+	kc, ok := c.s.b.(driver.KeyChecker)
+	if !ok {
+		return nil
+	}
+	for _, ch := range c.puts {
+		if err := kc.CheckKey(format.VersionKey(c.domain, ch.Key, c.token, c.attempt)); err != nil {
+			return fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", ch.Key, c.domain, c.s.b.Location(), err)
+		}
+	}
+	return nil
 }
 
 func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error) {

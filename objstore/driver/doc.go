@@ -26,7 +26,18 @@
 //     writes to one key (S3's 409 ConditionalRequestConflict). Nothing is
 //     known about whether the write was applied.
 //   - ErrNotModified: a conditional get found the object unchanged.
+//   - ErrPermanent: the store refused the request and will refuse it
+//     again (a key too long for it, a malformed request). Nothing was
+//     applied, and the Store does not retry it. Three narrower classes
+//     match it: ErrPermission (access denied), ErrNoSpace (disk or
+//     storage full) and ErrReadOnly (a read-only file system). Report
+//     them only for a request known not to have been applied.
 //
 // Any other error from Put may hide a write that was applied; the Store
 // treats it as ambiguous and settles it by reading.
+//
+// A backend whose object keys are limited beyond what rules.ValidateKey
+// checks (a key prefix that counts towards S3's 1024 bytes, a file name
+// limit) implements KeyChecker, so that the Store refuses such a key
+// before it uploads anything.
 package driver

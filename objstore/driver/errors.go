@@ -11,4 +11,25 @@ var (
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// nothing written to it can be fenced. Probe reports it.
 	ErrUnsafeStore = errors.New("objstore: store ignores conditional writes")
+	// ErrPermanent: the store refused the request, and sending it again
+	// cannot change the answer (a key too long for the store, a request
+	// it calls malformed). Nothing was applied. ErrPermission, ErrNoSpace
+	// and ErrReadOnly match it too.
+	ErrPermanent = errors.New("objstore: refused by the store")
+	// ErrPermission: the store denied access (a file or directory
+	// permission; S3's AccessDenied, an unknown access key, a bad
+	// signature). Matches ErrPermanent.
+	ErrPermission error = permanent("objstore: permission denied")
+	// ErrNoSpace: the store has no space left (a full disk; MinIO's
+	// XMinioStorageFull). Matches ErrPermanent.
+	ErrNoSpace error = permanent("objstore: no space left in the store")
+	// ErrReadOnly: the store is read-only (a read-only file system).
+	// Matches ErrPermanent.
+	ErrReadOnly error = permanent("objstore: store is read-only")
 )
+
+// permanent is an error class that also matches ErrPermanent.
+type permanent string
+
+func (e permanent) Error() string        { return string(e) }
+func (e permanent) Is(target error) bool { return target == ErrPermanent }

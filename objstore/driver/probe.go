@@ -64,12 +64,14 @@ func probe(ctx context.Context, b Backend) error {
 	}
 	first, err := put("1", Create{})
 	if err != nil {
-		return fmt.Errorf("objstore: capability probe: create %q: %w", key, err)
+		return cannotWrite(b, key, err)
 	}
 	_, err = put("2", Create{})
 	switch {
 	case err == nil:
 		return unsafe("a write with If-None-Match: * replaced an existing object")
+	case errors.Is(err, ErrPermanent):
+		return cannotWrite(b, key, err)
 	case !errors.Is(err, ErrPreconditionFailed):
 		return fmt.Errorf("objstore: capability probe: If-None-Match on an existing object: want 412 Precondition Failed, got: %w", err)
 	}
@@ -77,13 +79,28 @@ func probe(ctx context.Context, b Backend) error {
 	switch {
 	case err == nil:
 		return unsafe("a write with a stale If-Match ETag succeeded")
+	case errors.Is(err, ErrPermanent):
+		return cannotWrite(b, key, err)
 	case !errors.Is(err, ErrPreconditionFailed):
 		return fmt.Errorf("objstore: capability probe: stale If-Match: want 412 Precondition Failed, got: %w", err)
 	}
-	if _, err := put("4", Update{ETag: first.ETag}); err != nil {
+	if _, err := put("4", Update{ETag: first.ETag}); errors.Is(err, ErrPermanent) {
+		return cannotWrite(b, key, err)
+	} else if err != nil {
 		return fmt.Errorf("objstore: capability probe: If-Match with the current ETag %q failed, so no commit could ever succeed: %w", first.ETag, err)
 	}
 	return nil
+}
+
+// cannotWrite reports a probe write that the store refused for a reason
+// of its own (permission denied, disk full, read-only, ...): the store
+// could not be written at all, which says nothing about conditional
+// writes.
+func cannotWrite(b Backend, key string, err error) error {
+	if errors.Is(err, ErrPermanent) {
+		return fmt.Errorf("objstore: cannot write to %s (it refused a write of the capability probe's object %q; this is not about conditional writes): %w", b.Location(), key, err)
+	}
+	return fmt.Errorf("objstore: capability probe: create %q: %w", key, err)
 }
 
 // staleETag returns an ETag of the same shape as etag that differs from it.

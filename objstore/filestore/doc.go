@@ -31,8 +31,17 @@
 // ".fence-tmp" or "%41" cannot clash with anything. A segment may be at
 // most MaxSegmentLen (240) bytes once escaped, that is 240 bytes of
 // [a-z0-9._-] or 80 bytes of anything else; longer segments are rejected
-// with rules.ErrInvalid. Empty segments are allowed, an empty key is
-// not.
+// with rules.ErrInvalid. With its "d." or "f." prefix a file name is
+// then at most 242 bytes, under the 255-byte limit of common
+// filesystems. Empty segments are allowed, an empty key is not.
+//
+// A Store writes each key's bytes to a version object whose last segment
+// is the key's last segment plus "@", a 20-digit token, "-" and a 32-digit
+// attempt id: 56 bytes more once escaped ("@" is "%40"). So the last
+// segment of a key written through a Store may be at most 184 bytes of
+// [a-z0-9._-], or 61 bytes of anything else. Backend implements
+// driver.KeyChecker, and the Store refuses a longer key before it
+// uploads anything, with an error naming the key and the limit.
 //
 // Each object file starts with the 72-byte header "FENCE1 " + the
 // SHA-256 of the content in 64 lower-case hex digits + "\n", and the
@@ -54,6 +63,10 @@
 //
 // A missing object, and If-Match on a missing key, are reported with
 // errors matching driver.ErrNotFound; a failed precondition with
-// driver.ErrPreconditionFailed. Errors name the key, and the file when a
-// file is at fault.
+// driver.ErrPreconditionFailed. A full disk or an exceeded quota (ENOSPC,
+// EDQUOT) is driver.ErrNoSpace, a refused permission (EACCES, EPERM)
+// driver.ErrPermission and a read-only file system (EROFS)
+// driver.ErrReadOnly; all three match driver.ErrPermanent, so the Store
+// fails at once instead of retrying. Errors name the key, and the file
+// when a file is at fault.
 package filestore

@@ -27,6 +27,10 @@ type Backend struct {
 	locks   string // root/.fence-locks
 	tmp     string // root/.fence-tmp
 	stripes [256]chan struct{}
+	// inject, set only by tests, fails the file operation op ("open"
+	// of a temporary file, "write" of a body) on path with the error it
+	// returns, as if the operating system had.
+	inject func(op, path string) error
 }
 
 var _ driver.Backend = (*Backend)(nil)
@@ -44,7 +48,7 @@ func Open(dir string) (*Backend, error) {
 	b := &Backend{root: root, locks: filepath.Join(root, lockDir), tmp: filepath.Join(root, tmpDir)}
 	for _, d := range []string{b.locks, b.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("filestore: open %s: %w", dir, err)
+			return nil, fmt.Errorf("filestore: open %s: %w", dir, refused(err))
 		}
 	}
 	for i := range b.stripes {
@@ -86,7 +90,7 @@ func (b *Backend) open(op, key string) (*os.File, driver.ObjectInfo, error) {
 		if isNotExist(err) {
 			return nil, driver.ObjectInfo{}, notFound(op, key, err)
 		}
-		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, err)
+		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, refused(err))
 	}
 	info, err := fileInfo(f, path, key)
 	if err != nil {
@@ -176,7 +180,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 		return driver.ObjectInfo{}, err
 	}
 	fail := func(err error) (driver.ObjectInfo, error) {
-		return driver.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, err)
+		return driver.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, refused(err))
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
@@ -211,10 +215,14 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	if err := b.check(path, opts); err != nil {
 		return fail(err)
 	}
-	if err := b.rename(tmp, path, dir); err != nil {
+	renamed, err = b.rename(tmp, path, dir)
+	if renamed && err != nil {
+		// Applied, but perhaps not durable: not a refusal.
+		return driver.ObjectInfo{}, fmt.Errorf("filestore: put %q: %w", key, err)
+	}
+	if err != nil {
 		return fail(err)
 	}
-	renamed = true
 	return info, nil
 }
 
@@ -233,6 +241,9 @@ func (b *Backend) writeTemp(ctx context.Context, body io.Reader, size int64) (_ 
 			f.Close()
 		}
 	}()
+	if err := b.injected("write", f.Name()); err != nil {
+		return nil, driver.ObjectInfo{}, err
+	}
 	if _, err := f.Write(make([]byte, headerLen)); err != nil {
 		return nil, driver.ObjectInfo{}, err
 	}
@@ -274,6 +285,9 @@ func (b *Backend) createTemp() (*os.File, error) {
 	var r [12]byte
 	rand.Read(r[:])
 	name := filepath.Join(b.tmp, tempPrefix+hex.EncodeToString(r[:]))
+	if err := b.injected("open", name); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(b.tmp, 0o755); err != nil {
@@ -294,6 +308,14 @@ func (b *Backend) createTemp() (*os.File, error) {
 		return nil, fmt.Errorf("locking new temporary file %s: %w", name, err)
 	}
 	return f, nil
+}
+
+// injected returns the error b.inject gives op on path, or nil.
+func (b *Backend) injected(op, path string) error {
+	if b.inject == nil {
+		return nil
+	}
+	return b.inject(op, path)
 }
 
 // ctxReader fails reads once ctx is done, so a cancelled Put stops
@@ -349,8 +371,9 @@ func (b *Backend) check(path string, opts driver.PutOptions) error {
 const maxRenameAttempts = 100
 
 // rename moves the finished temporary file tmp to path, creating the
-// directories on the way, and syncs every directory it changed.
-func (b *Backend) rename(tmp, path, dir string) error {
+// directories on the way, and syncs every directory it changed. It
+// reports whether the file was moved, even when a sync then failed.
+func (b *Backend) rename(tmp, path, dir string) (moved bool, _ error) {
 	var created []string
 	for attempt := 0; ; attempt++ {
 		err := os.Rename(tmp, path)
@@ -358,16 +381,16 @@ func (b *Backend) rename(tmp, path, dir string) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) || attempt == maxRenameAttempts {
-			return err
+			return false, err
 		}
 		if _, err := os.Lstat(tmp); err != nil {
-			return fmt.Errorf("temporary file vanished before rename: %w", err)
+			return false, fmt.Errorf("temporary file vanished before rename: %w", err)
 		}
 		// A concurrent Delete may remove the directories again before
 		// the rename; then the loop runs again.
 		c, err := b.mkdirs(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return false, err
 		}
 		created = append(created, c...)
 	}
@@ -382,10 +405,10 @@ func (b *Backend) rename(tmp, path, dir string) error {
 	for _, d := range syncs {
 		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			// The object is in place but may not survive a crash.
-			return fmt.Errorf("syncing %s after rename: %w", d, err)
+			return true, fmt.Errorf("syncing %s after rename: %w", d, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // mkdirs creates dir and its missing parents below the root, and returns
@@ -441,7 +464,7 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 		if isNotExist(err) {
 			return nil
 		}
-		return fmt.Errorf("filestore: delete %q: %w", key, err)
+		return fmt.Errorf("filestore: delete %q: %w", key, refused(err))
 	}
 	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("filestore: delete %q: syncing %s: %w", key, dir, err)

@@ -69,7 +69,7 @@ func (w *walker) walk(dir, base, partial string) error {
 		if isNotExist(err) {
 			return nil
 		}
-		return fmt.Errorf("filestore: list %q: %w", w.prefix, err)
+		return fmt.Errorf("filestore: list %q: %w", w.prefix, refused(err))
 	}
 	var entries []entry
 	for _, de := range des {

@@ -98,3 +98,10 @@ func (b *Backend) objectPath(key string) (file, dir string, err error) {
 	file = filepath.Join(parts...)
 	return file, filepath.Dir(file), nil
 }
+
+// CheckKey refuses a key that cannot be a file path in the directory:
+// one with a segment longer than MaxSegmentLen once escaped.
+func (b *Backend) CheckKey(key string) error {
+	_, _, err := b.objectPath(key)
+	return err
+}

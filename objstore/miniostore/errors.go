@@ -32,6 +32,9 @@ func (b *Backend) wrap(op, key string, err error, code string, class error) erro
 		return fmt.Errorf("miniostore: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, class, err)
 	case class == nil:
 		return fmt.Errorf("miniostore: %s %q: %w", op, key, err)
+	case errors.Is(class, driver.ErrPermanent) && code != "":
+		// minio-go's message leaves out the code, which says what to fix.
+		return fmt.Errorf("miniostore: %s %q: %w: %s: %w", op, key, class, code, err)
 	}
 	return fmt.Errorf("miniostore: %s %q: %w: %w", op, key, class, err)
 }

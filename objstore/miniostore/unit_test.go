@@ -9,6 +9,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -99,4 +100,35 @@ func TestEndpoints(t *testing.T) {
 	if got, want := b.Location(), "minio://bkt/a/b@http://127.0.0.1:9"; got != want {
 		t.Errorf("Location() = %q, want %q", got, want)
 	}
+}
+
+func TestRefusedReplies(t *testing.T) {
+	s3test.RefusedReplies(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}
+
+// TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
+// counts its prefix towards S3's 1024 bytes.
+func TestCheckKeyCountsPrefix(t *testing.T) {
+	b := prefixed(t, "tenant")
+	var kc driver.KeyChecker = b
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/")+1)); !errors.Is(err, rules.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+}
+
+func prefixed(t *testing.T, prefix string) *Backend {
+	b, err := New(testClient(t), "bkt", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
@@ -98,4 +99,37 @@ func TestLocation(t *testing.T) {
 			t.Errorf("Location(prefix %q, endpoint %q, region %q) = %q, want %q", tc.prefix, tc.endpoint, tc.region, got, tc.want)
 		}
 	}
+}
+
+func TestRefusedReplies(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	s3test.RefusedReplies(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}
+
+// TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
+// counts its prefix towards S3's 1024 bytes.
+func TestCheckKeyCountsPrefix(t *testing.T) {
+	b := prefixed(t, "tenant")
+	var kc driver.KeyChecker = b
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/")+1)); !errors.Is(err, rules.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+}
+
+func prefixed(t *testing.T, prefix string) *Backend {
+	b, err := New(s3.New(s3.Options{Region: "us-east-1"}), "bkt", prefix, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

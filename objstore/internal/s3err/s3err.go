@@ -18,15 +18,32 @@ import (
 //   - NotModified or 304: driver.ErrNotModified
 //   - PreconditionFailed or 412: driver.ErrPreconditionFailed
 //   - ConditionalRequestConflict: driver.ErrConflict
+//   - AccessDenied, InvalidAccessKeyId, SignatureDoesNotMatch,
+//     AllAccessDisabled, or any 403 but RequestTimeTooSkewed (which the
+//     SDKs correct and retry themselves): driver.ErrPermission
+//   - XMinioStorageFull: driver.ErrNoSpace
+//   - KeyTooLongError, MissingContentLength, InvalidBucketName,
+//     EntityTooLarge, InvalidStorageClass, or 411: driver.ErrPermanent.
+//     NotImplemented is not among them: a store that lacks a
+//     conditional header may answer it, and the capability probe must
+//     not report that as a store that cannot be written.
 //   - NoSuchUpload, and anything else: nil. NoSuchUpload is not the
 //     object's absence: a retried CompleteMultipartUpload whose first
 //     attempt succeeded gets it, so it stays ambiguous.
 //
-// The backends name the bucket in the message of NoSuchBucket.
+// The permanent classes are answers a retry of the same request gets
+// again, so the Store fails at once instead of retrying until its
+// deadline. The backends name the bucket in the message of NoSuchBucket.
 func Class(code string, status int) error {
 	switch {
 	case code == "NoSuchBucket":
 		return driver.ErrNotFound
+	case permission[code] || status == http.StatusForbidden && code != "RequestTimeTooSkewed":
+		return driver.ErrPermission
+	case code == "XMinioStorageFull":
+		return driver.ErrNoSpace
+	case permanent[code] || status == http.StatusLengthRequired:
+		return driver.ErrPermanent
 	case status == http.StatusNotModified || code == "NotModified":
 		return driver.ErrNotModified
 	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
@@ -39,6 +56,25 @@ func Class(code string, status int) error {
 		return driver.ErrNotFound
 	}
 	return nil
+}
+
+// permission holds the codes of a request the store refused to let the
+// caller make: its credentials, or its rights, are wrong.
+var permission = map[string]bool{
+	"AccessDenied":          true,
+	"InvalidAccessKeyId":    true,
+	"SignatureDoesNotMatch": true,
+	"AllAccessDisabled":     true,
+}
+
+// permanent holds the codes of a request the store will refuse every
+// time it is sent, whatever the credentials.
+var permanent = map[string]bool{
+	"KeyTooLongError":      true,
+	"MissingContentLength": true,
+	"InvalidBucketName":    true,
+	"EntityTooLarge":       true,
+	"InvalidStorageClass":  true,
 }
 
 // PutClass is Class for the answer to a Put in mode: an Update of a
