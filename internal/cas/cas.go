@@ -77,8 +77,8 @@ type Update struct {
 // A 412 (another writer was first) reads again at once; a 409 (a
 // concurrent write in progress) and any other error back off first
 // (internal/backoff, which ends with ctx or its limit). ErrNotFound from
-// a write means the bucket is missing: nothing landed, and the update
-// ends.
+// a write means the bucket is missing, and driver.ErrPermanent a refusal
+// (access denied, a full disk): nothing landed, and the update ends.
 func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], cur S, etag string) error {
 	log := up.Logger
 	if log == nil {
@@ -102,7 +102,9 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 			u.Wrote(ctx, info.ETag)
 			return nil
 		}
-		if errors.Is(err, driver.ErrNotFound) {
+		if errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrPermanent) {
+			// A missing bucket, or a refusal (access denied, a full
+			// disk): nothing landed, and asking again changes nothing.
 			return u.Stop(fmt.Errorf("write %q: %w", up.Key, err))
 		}
 		u.Failed(cur, err)

@@ -138,3 +138,15 @@ func TestMissingBucketStops(t *testing.T) {
 		t.Fatalf("Run = %v after %d failed writes; want ErrNotFound at once", err, c.failed)
 	}
 }
+
+// A refusal (ErrPermanent: access denied, a full disk) ends the update at
+// once too.
+func TestRefusalStops(t *testing.T) {
+	b := faulty.New(memstore.New())
+	b.Add(faulty.Always(faulty.OpPut, "n", faulty.Fault{Err: fmt.Errorf("AccessDenied: %w", driver.ErrPermission)}))
+	c := &counter{b: b, id: "x"}
+	err := run(t, b, c)
+	if !errors.Is(err, driver.ErrPermanent) || c.failed != 0 || b.Calls(faulty.OpPut) != 1 {
+		t.Fatalf("Run = %v after %d puts (%d failed writes); want the refusal after one", err, b.Calls(faulty.OpPut), c.failed)
+	}
+}
