@@ -27,7 +27,20 @@ import (
 // have landed. Retry such a commit with the error's Retry options: the
 // retry decides as well as the first attempt could, and applies the commit
 // at most once. docs/design.md has the whole outcome table.
+//
+// With Options.PlainCopies, a commit that landed is then copied to the
+// keys' plain objects (see PlainCopyError for a copy that failed: the
+// commit itself landed).
 func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (CommitResult, error) {
+	res, err := s.commit(ctx, domain, token, changes, opts)
+	if err != nil || !s.opts.PlainCopies {
+		return res, err
+	}
+	return res, s.copyPlain(ctx, res, changes)
+}
+
+// commit is Commit without the plain copies.
+func (s *Store) commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (CommitResult, error) {
 	if err := validateCommit(domain, token, changes); err != nil {
 		return CommitResult{}, err
 	}

@@ -60,6 +60,12 @@ type Options struct {
 	// stores known to honour them: on one that ignores them, nothing is
 	// fenced. New logs a warning when it is set.
 	SkipProbe bool
+	// PlainCopies makes every commit also write each key it puts to the
+	// key's plain object, <domain>/<key>, where any S3 client can read
+	// it, and delete the plain objects of the keys it deletes; see
+	// docs/design.md, "Plain copies". It needs a backend that keeps
+	// object metadata (driver.Capabilities).
+	PlainCopies bool
 }
 
 // New returns a Store over b. opts may be nil.

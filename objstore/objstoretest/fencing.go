@@ -64,6 +64,8 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 		{"Writer", testWriter},
 		{"RangeReader", testRangeReader},
 		{"ListPages", testListPages},
+		{"PlainCopyStaleHolder", testPlainCopyStaleHolder},
+		{"PlainCopySameBytesRace", testPlainCopySameBytesRace},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
