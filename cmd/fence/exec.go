@@ -99,6 +99,9 @@ lost, 3 when the publish was fenced.`,
 			}
 			defer closeAll()
 			opts.Env = []string{envStore + "=" + a.resolve(cmd, "store", envStore), envCoord + "=" + a.resolve(cmd, "coord", envCoord)}
+			if plain, _ := a.plainCopies(cmd); plain {
+				opts.Env = append(opts.Env, envPlain+"=1") // CMD's own fence put copies too
+			}
 			sigs := make(chan os.Signal, 4)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 			defer signal.Stop(sigs)

@@ -27,6 +27,7 @@ const (
 	envCoord     = "FENCE_COORD"
 	envToken     = "FENCE_TOKEN"
 	envSkipProbe = "FENCE_UNSAFE_SKIP_PROBE"
+	envPlain     = "FENCE_PLAIN_COPIES"
 )
 
 // app holds the global flags and the process's standard streams.
@@ -43,6 +44,7 @@ type app struct {
 	coordURL  string
 	json      bool
 	skipProbe bool
+	plain     bool
 	timeout   time.Duration
 	warned    bool // the --unsafe-skip-probe warning was printed
 	cancels   []context.CancelFunc
@@ -136,8 +138,9 @@ token), 4 lease held by another holder.`,
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
+	pf.BoolVar(&a.plain, "plain-copies", false, "also write each committed key to DOMAIN/KEY, fenced, where any S3 client can read it (env "+envPlain+"=1)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.syncPlainCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
 }
 
@@ -209,7 +212,12 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 		_ = b.Close()
 		return nil, nil, nil, fail(err)
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c)})
+	plain, err := a.plainCopies(cmd)
+	if err != nil {
+		_ = config.CloseCoordinator(c)
+		return nil, nil, nil, err
+	}
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
 	if !acc.coord {
 		return store, nil, closeAll, nil
@@ -231,6 +239,22 @@ func (a *app) unsafeSkipProbe(cmd *cobra.Command) (bool, error) {
 		return false, usage("%s=%q: want 1 or 0", envSkipProbe, v)
 	}
 	return skip, nil
+}
+
+// plainCopies resolves --plain-copies and FENCE_PLAIN_COPIES.
+func (a *app) plainCopies(cmd *cobra.Command) (bool, error) {
+	if f := cmd.Flags().Lookup("plain-copies"); f != nil && f.Changed {
+		return a.plain, nil
+	}
+	v := a.getenv(envPlain)
+	if v == "" {
+		return false, nil
+	}
+	plain, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, usage("%s=%q: want 1 or 0", envPlain, v)
+	}
+	return plain, nil
 }
 
 // warnUnsafe prints, once, the warning of --unsafe-skip-probe.
