@@ -17,7 +17,11 @@ const (
 	exitUsage  = 2 // bad flags or arguments
 	exitFenced = 3 // the store rejected a write's token
 	exitHeld   = 4 // another holder's lease is live
+	exitLost   = 5 // the lease expired, was released or was taken over
 )
+
+// A command stopped by SIGINT or SIGTERM exits 128 plus the signal's
+// number (130, 143): see interrupted.
 
 // exitError carries the exit code a command's failure maps to. Every error
 // a command returns is one; anything else comes from cobra's own argument

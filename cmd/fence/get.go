@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 )
@@ -33,13 +31,15 @@ manifest; with -o, FILE is only created once they match.`,
 				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 			}
 			defer r.Close()
+			// A signal ends the copy at the next read.
+			body := ctxReader{ctx: cmd.Context(), r: r}
 			if out == "" || out == "-" {
-				if _, err := io.Copy(a.stdout, r); err != nil {
+				if _, err := io.Copy(a.stdout, body); err != nil {
 					return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 				}
 				return nil
 			}
-			if err := writeFileAtomic(out, r); err != nil {
+			if err := writeFileAtomic(out, body); err != nil {
 				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 			}
 			return nil
@@ -47,25 +47,4 @@ manifest; with -o, FILE is only created once they match.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of standard output")
 	return cmd
-}
-
-// writeFileAtomic copies r to a temporary file beside name and renames it
-// to name only when r was read to its end without error, so that a failed
-// integrity check leaves no partial file.
-func writeFileAtomic(name string, r io.Reader) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".fence-*")
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(tmp, r)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

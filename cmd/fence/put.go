@@ -35,6 +35,8 @@ domain has accepted a higher one (a newer lease holder took over).`,
 				return err
 			}
 			defer closeAll()
+			// A signal ends the upload at the next read.
+			body = interruptible(cmd.Context(), body)
 			c, err := store.Put(cmd.Context(), domain, key, token, body, size)
 			if err != nil {
 				return fenced(fmt.Sprintf("put %q in domain %q", key, domain), err)

@@ -80,6 +80,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
 	}
 	code := exitCode(err)
+	if in := interruption(ctx); in != nil {
+		code = in.exitCode()
+		if !errors.As(err, new(*interrupted)) {
+			err = fmt.Errorf("%w: %w", in, err)
+		}
+	}
 	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
 		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
 	}
