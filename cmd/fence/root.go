@@ -126,6 +126,9 @@ token), 4 lease held by another holder.`,
 		Args:          cobra.NoArgs,
 		RunE:          helpOnly,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDurations(cmd); err != nil {
+				return err
+			}
 			// doctor and lease acquire have a --timeout of their own.
 			if f := cmd.Flags().Lookup("timeout"); f != nil && f == cmd.Root().PersistentFlags().Lookup("timeout") && f.Changed && a.timeout > 0 {
 				ctx, cancel := context.WithTimeoutCause(cmd.Context(), a.timeout, errTimeout)
