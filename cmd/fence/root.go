@@ -146,7 +146,7 @@ token), 4 lease held by another holder.`,
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
 }
 
