@@ -46,9 +46,9 @@ domain has accepted a higher one (a newer lease holder took over).`,
 			}
 			if len(c.Versions) == 1 {
 				v := c.Versions[0]
-				fmt.Fprintf(a.stdout, "committed %q in domain %q with token %d: %d bytes, sha256 %s, manifest seq %d\n", key, domain, token, v.Size, v.SHA256, c.Seq)
+				a.info("committed %q in domain %q with token %d: %d bytes, sha256 %s, manifest seq %d", key, domain, token, v.Size, v.SHA256, c.Seq)
 			} else {
-				fmt.Fprintf(a.stdout, "committed %q in domain %q with token %d, manifest seq %d\n", key, domain, token, c.Seq)
+				a.info("committed %q in domain %q with token %d, manifest seq %d", key, domain, token, c.Seq)
 			}
 			return nil
 		},

@@ -42,7 +42,7 @@ domain has accepted a higher one (a newer lease holder took over).`,
 			if a.json {
 				return a.printJSON(c)
 			}
-			fmt.Fprintf(a.stdout, "deleted %s in domain %q with token %d, manifest seq %d\n", quoteAll(keys), domain, token, c.Seq)
+			a.info("deleted %s in domain %q with token %d, manifest seq %d", quoteAll(keys), domain, token, c.Seq)
 			return nil
 		},
 	}

@@ -42,6 +42,7 @@ type app struct {
 	storeURL  string
 	coordURL  string
 	json      bool
+	quiet     bool
 	skipProbe bool
 	timeout   time.Duration
 	warned    bool // the --unsafe-skip-probe warning was printed
@@ -73,27 +74,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	for _, cancel := range a.cancels {
 		defer cancel()
 	}
-	if err == nil {
-		return exitOK
-	}
-	if cmd != nil && cmd.Context() != nil && context.Cause(cmd.Context()) == errTimeout && !errors.Is(err, errTimeout) {
-		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
-	}
-	code := exitCode(err)
-	if in := interruption(ctx); in != nil {
-		code = in.exitCode()
-		if !errors.As(err, new(*interrupted)) {
-			err = fmt.Errorf("%w: %w", in, err)
-		}
-	}
-	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
-		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
-	}
-	fmt.Fprintf(stderr, "fence: %v\n", err)
-	if code == exitUsage && cmd != nil {
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-	}
-	return code
+	return a.report(ctx, cmd, err)
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -138,12 +119,14 @@ token), 4 lease held by another holder.`,
 			return nil
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = buildVersion()
+	root.SetVersionTemplate("fence {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only the command's data and errors: no progress, no summary lines such as put's 'committed ...'")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
 	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
@@ -262,6 +245,14 @@ func (a *app) token(cmd *cobra.Command) (uint64, error) {
 		return parseToken(v, envToken)
 	}
 	return 0, usage("no token: pass --token N or set %s", envToken)
+}
+
+// info prints a line that is not the command's data (put's "committed
+// ..."), unless --quiet.
+func (a *app) info(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.stdout, format+"\n", args...)
+	}
 }
 
 // printJSON writes v to stdout as indented JSON.
