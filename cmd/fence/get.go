@@ -32,7 +32,13 @@ manifest; with -o, FILE is only created once they match.`,
 			}
 			defer r.Close()
 			// A signal ends the copy at the next read.
-			body := ctxReader{ctx: cmd.Context(), r: r}
+			var body io.Reader = ctxReader{ctx: cmd.Context(), r: r}
+			// No bar over bytes written to the same terminal.
+			if out != "" && out != "-" || !a.isTerminal(a.stdout) {
+				var done func()
+				body, done = a.progress(body, r.Version.Size, "get "+key)
+				defer done()
+			}
 			if out == "" || out == "-" {
 				if _, err := io.Copy(a.stdout, body); err != nil {
 					return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))

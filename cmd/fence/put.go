@@ -37,7 +37,10 @@ domain has accepted a higher one (a newer lease holder took over).`,
 			defer closeAll()
 			// A signal ends the upload at the next read.
 			body = interruptible(cmd.Context(), body)
+			body, done := a.progress(body, size, "put "+key)
+			defer done()
 			c, err := store.Put(cmd.Context(), domain, key, token, body, size)
+			done()
 			if err != nil {
 				return fenced(fmt.Sprintf("put %q in domain %q", key, domain), err)
 			}

@@ -38,6 +38,8 @@ type app struct {
 
 	// openBackend opens a store URL; tests replace it.
 	openBackend func(context.Context, string) (driver.Backend, error)
+	// isTerminal reports whether a stream is a terminal (progress bars).
+	isTerminal func(io.Writer) bool
 
 	storeURL  string
 	coordURL  string
@@ -58,7 +60,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openBackend: config.OpenBackend}
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openBackend: config.OpenBackend, isTerminal: isTerminal}
 }
 
 // run executes the fence command line args and returns the exit code.
