@@ -36,8 +36,8 @@ func TestProgressSilentWithoutTTY(t *testing.T) {
 	}
 }
 
-// On a terminal, a put or get of at least progressMin bytes draws a bar
-// on stderr and erases it; a smaller one, or any with --quiet, draws
+// On a terminal, a put or get of at least progressMin bytes, or of
+// unknown size, draws a bar on stderr and erases it; a smaller one, or any with --quiet, draws
 // nothing.
 func TestProgressOnTerminal(t *testing.T) {
 	dir := t.TempDir()
@@ -52,7 +52,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 	term := func(args ...string) (code int, stderr string) {
 		var out, errb bytes.Buffer
-		a := newApp(strings.NewReader(""), &out, &errb)
+		a := newApp(strings.NewReader(strings.Repeat("x", 3<<20)), &out, &errb)
 		a.getenv = func(string) string { return "" }
 		a.isTerminal = func(w io.Writer) bool { return w == io.Writer(&errb) }
 		return a.run(t.Context(), append([]string{"--store", store}, args...)), errb.String()
@@ -65,6 +65,7 @@ func TestProgressOnTerminal(t *testing.T) {
 		args []string
 	}{
 		{true, []string{"put", "d", "big", big, "--token", "1"}},
+		{true, []string{"put", "d", "stdin", "-", "--token", "1"}}, // unknown size
 		{true, []string{"get", "d", "big", "-o", filepath.Join(dir, "out")}},
 		{true, []string{"get", "d", "big"}}, // stdout is not the terminal
 		{false, []string{"put", "d", "small", small, "--token", "1"}},
