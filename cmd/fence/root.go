@@ -102,8 +102,15 @@ Coordinator URLs (--coord):
 Credentials come only from the AWS chain (AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), never from URLs.
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 fenced (the store rejected the
-token), 4 lease held by another holder.`,
+Exit codes:
+  0    ok
+  1    error
+  2    usage: bad flags or arguments
+  3    fenced: the store has accepted a higher token in the domain
+  4    held: another holder's lease is live
+  5    lease lost: it expired, was released or was taken over
+  130  interrupted by SIGINT
+  143  interrupted by SIGTERM`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
