@@ -32,6 +32,9 @@ func (a *app) progress(r io.Reader, size int64, what string) (io.Reader, func())
 		progressbar.OptionSetWidth(20),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSpinnerType(14),
+		// No spinner goroutine: it would draw again after done, and
+		// write to stderr concurrently with done's Clear.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 	)
 	done := sync.OnceFunc(func() {
 		_ = bar.Exit()

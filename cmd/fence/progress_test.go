@@ -76,10 +76,12 @@ func TestProgressOnTerminal(t *testing.T) {
 		if code != 0 {
 			t.Errorf("fence %q: exit %d, stderr %q", tt.args, code, stderr)
 		}
-		if drew := strings.Contains(stderr, "MB"); drew != tt.bar {
-			t.Errorf("fence %q on a terminal: stderr %q; want a bar: %t", tt.args, stderr, tt.bar)
-		}
-		if tt.bar && !strings.HasSuffix(stderr, "\r") {
+		switch {
+		case !tt.bar && stderr != "":
+			t.Errorf("fence %q on a terminal: stderr %q, want nothing", tt.args, stderr)
+		case tt.bar && !strings.Contains(stderr, tt.args[0]+" "+tt.args[2]):
+			t.Errorf("fence %q on a terminal: stderr %q, want a bar described %q", tt.args, stderr, tt.args[0]+" "+tt.args[2])
+		case tt.bar && !strings.HasSuffix(stderr, "\r"):
 			t.Errorf("fence %q on a terminal: the bar was not erased: %q", tt.args, stderr)
 		}
 	}
