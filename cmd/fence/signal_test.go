@@ -29,6 +29,17 @@ func TestSignalExitCodes(t *testing.T) {
 	}
 }
 
+// A command that finished its work although a signal arrived exits as it
+// would have without the signal.
+func TestSignalAfterSuccess(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(&interrupted{sig: syscall.SIGINT})
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"--version"}, strings.NewReader(""), &out, &errb); code != exitOK || errb.Len() != 0 {
+		t.Fatalf("--version after SIGINT: exit %d, stderr %q; want 0 and nothing", code, errb.String())
+	}
+}
+
 // start runs fence with args in the background, like run.
 func (c *cli) start(stdin *os.File, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	c.t.Helper()
