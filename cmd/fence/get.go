@@ -14,7 +14,9 @@ func (a *app) getCmd() *cobra.Command {
 		Short: "Read KEY's current bytes from DOMAIN",
 		Long: `get writes KEY's current bytes in DOMAIN to standard output, or to FILE
 with -o. Reads need no lease. Size and SHA-256 are verified against the
-manifest; with -o, FILE is only created once they match.`,
+manifest; with -o, FILE is written to a temporary file beside it and
+renamed into place once they match. A new FILE gets mode 0666 less the
+umask. SIGINT or SIGTERM stops the copy and removes the temporary file.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain, key := args[0], args[1]
