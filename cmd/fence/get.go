@@ -42,7 +42,8 @@ umask. SIGINT or SIGTERM stops the copy and removes the temporary file.`,
 				defer done()
 			}
 			if out == "" || out == "-" {
-				if _, err := io.Copy(a.stdout, body); err != nil {
+				// A signal also ends a write blocked on a full pipe.
+				if _, err := io.Copy(ctxWriter{cmd.Context(), a.stdout}, body); err != nil {
 					return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 				}
 				return nil

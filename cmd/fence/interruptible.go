@@ -96,3 +96,34 @@ func (a *asyncReader) Read(p []byte) (int, error) {
 	}
 	return 0, a.err
 }
+
+// ctxWriter writes to w on a goroutine of its own and stops waiting for
+// the write when ctx ends, failing with readErr: a write blocked on a
+// full pipe that nobody reads still returns. The goroutine is left
+// blocked, and ends with the process; the caller must not reuse the
+// buffer after such a failure (io.Copy does not).
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, readErr(c.ctx)
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.w.Write(p)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-c.ctx.Done():
+		return 0, readErr(c.ctx)
+	}
+}

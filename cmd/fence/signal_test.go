@@ -40,8 +40,9 @@ func TestSignalAfterSuccess(t *testing.T) {
 	}
 }
 
-// start runs fence with args in the background, like run.
-func (c *cli) start(stdin *os.File, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// start runs fence with args in the background, like run, with stdin
+// and stdout when they are not nil.
+func (c *cli) start(stdin, stdout *os.File, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	c.t.Helper()
 	args = append([]string{"--store", c.store}, args...)
 	cmd := exec.Command(fenceBin, args...)
@@ -56,6 +57,9 @@ func (c *cli) start(stdin *os.File, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	cmd.Stderr = &errb
 	if stdin != nil {
 		cmd.Stdin = stdin
+	}
+	if stdout != nil {
+		cmd.Stdout = stdout
 	}
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
@@ -101,7 +105,7 @@ func TestGetInterrupted(t *testing.T) {
 	c.want(0, "", "put", "d", "big", big, "--token", tok(c.acquire("d")))
 	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
 		out := filepath.Join(c.dir, "out-"+sig.String())
-		cmd, stderr := c.start(nil, "get", "d", "big", "-o", out)
+		cmd, stderr := c.start(nil, nil, "get", "d", "big", "-o", out)
 		// Signal once the temporary file has bytes: mid-transfer.
 		deadline := time.Now().Add(30 * time.Second)
 		for {
@@ -144,7 +148,7 @@ func TestPutInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pw.Close()
-	cmd, stderr := c.start(pr, "put", "d", "k", "-", "--token", token)
+	cmd, stderr := c.start(pr, nil, "put", "d", "k", "-", "--token", token)
 	pr.Close()
 	if _, err := pw.Write([]byte("partial")); err != nil {
 		t.Fatal(err)
@@ -158,4 +162,34 @@ func TestPutInterrupted(t *testing.T) {
 		t.Errorf("put after SIGTERM: exit %d (%v), stderr %q; want 143 naming SIGTERM", code, err, stderr)
 	}
 	c.want(exitError, "", "get", "d", "k")
+}
+
+// SIGINT stops 'get' blocked writing to a standard output that nobody
+// reads, and 'lease acquire --wait' waiting for another holder: both exit
+// 130.
+func TestInterruptBlocked(t *testing.T) {
+	c := newCLI(t)
+	t1 := tok(c.acquire("d", "--holder", "alice", "--ttl", "1m"))
+	c.want(0, "", "put", "d", "big", c.file("big", strings.Repeat("x", 4<<20)), "--token", t1)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	get, getErr := c.start(nil, pw, "get", "d", "big")
+	pw.Close()
+	wait, waitErr := c.start(nil, nil, "lease", "acquire", "d", "--holder", "bob", "--wait")
+	time.Sleep(time.Second) // get fills the pipe; bob waits
+	for _, p := range []struct {
+		cmd    *exec.Cmd
+		stderr *bytes.Buffer
+	}{{get, getErr}, {wait, waitErr}} {
+		if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		err := stopped(t, p.cmd)
+		if code := p.cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(p.stderr.String(), "interrupted by SIGINT") {
+			t.Errorf("fence %q after SIGINT: exit %d (%v), stderr %q; want 130 naming SIGINT", p.cmd.Args[3:], code, err, p.stderr)
+		}
+	}
 }
