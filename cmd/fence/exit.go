@@ -10,7 +10,8 @@ import (
 	"github.com/fencedstore/fence/objstore"
 )
 
-// Exit codes; scripts rely on them.
+// Exit codes; scripts rely on them. A command stopped by SIGINT or
+// SIGTERM exits 128 plus the signal's number (130, 143): see interrupted.
 const (
 	exitOK     = 0
 	exitError  = 1
@@ -19,9 +20,6 @@ const (
 	exitHeld   = 4 // another holder's lease is live
 	exitLost   = 5 // the lease expired, was released or was taken over
 )
-
-// A command stopped by SIGINT or SIGTERM exits 128 plus the signal's
-// number (130, 143): see interrupted.
 
 // exitError carries the exit code a command's failure maps to. Every error
 // a command returns is one; anything else comes from cobra's own argument

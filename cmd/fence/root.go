@@ -134,7 +134,7 @@ Exit codes:
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
-	pf.BoolVar(&a.json, "json", false, "print data as JSON")
+	pf.BoolVar(&a.json, "json", false, "print data as JSON, and errors as one line {\"error\": ..., \"code\": N} on stderr")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only the command's data and errors: no progress, no summary lines such as put's 'committed ...'")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
