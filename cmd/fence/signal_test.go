@@ -153,7 +153,7 @@ func TestPutInterrupted(t *testing.T) {
 	if _, err := pw.Write([]byte("partial")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // let it block reading the rest
+	time.Sleep(time.Second) // let it block reading the rest
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +179,9 @@ func TestInterruptBlocked(t *testing.T) {
 	get, getErr := c.start(nil, pw, "get", "d", "big")
 	pw.Close()
 	wait, waitErr := c.start(nil, nil, "lease", "acquire", "d", "--holder", "bob", "--wait")
+	if _, err := pr.Read(make([]byte, 1)); err != nil { // get is copying
+		t.Fatal(err)
+	}
 	time.Sleep(time.Second) // get fills the pipe; bob waits
 	for _, p := range []struct {
 		cmd    *exec.Cmd
