@@ -73,7 +73,7 @@ func TestServersExecCoordinatorUnreachable(t *testing.T) {
 	c.want(0, "", "init")
 	p := startProxy(t, dynep[len("http://"):])
 	c.global = []string{"--coord", "dynamodb://" + table + "?endpoint=http://" + p.addr()}
-	cmd, stdout, stderr := c.start("exec", "d", "--ttl", "2s", "--grace", "300ms", "--publish", ".", "--",
+	cmd, stdout, stderr := c.startExec("exec", "d", "--ttl", "2s", "--grace", "300ms", "--publish", ".", "--",
 		"sh", "-c", `echo $$ > leader; (trap '' TERM; while :; do sleep 0.05; done) & touch ready; wait`)
 	waitFile(t, filepath.Join(c.dir, "ready"))
 	leader := 0

@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// start starts fence with args in its own process group, as run does,
+// startExec starts fence with args in its own process group, as run does,
 // and returns the process; its output goes to the returned buffers.
-func (c *cli) start(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func (c *cli) startExec(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	c.t.Helper()
 	args = append([]string{"--store", c.store}, append(append([]string(nil), c.global...), args...)...)
 	cmd := exec.Command(fenceBin, args...)
@@ -102,7 +102,7 @@ func TestExecStoppedPastItsLease(t *testing.T) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd, stdout, stderr := c.start("exec", "d", "--ttl", "500ms", "--publish", "out", "--",
+	cmd, stdout, stderr := c.startExec("exec", "d", "--ttl", "500ms", "--publish", "out", "--",
 		"sh", "-c", `echo mine > out/r.csv; touch ready; while [ ! -e go ]; do sleep 0.02; done`)
 	waitFile(t, filepath.Join(c.dir, "ready"))
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP); err != nil {
@@ -132,7 +132,7 @@ func TestExecStoppedPastItsLease(t *testing.T) {
 // and the first keeps its lease for longer than many TTLs.
 func TestExecWait(t *testing.T) {
 	c := newCLI(t)
-	first, _, errb := c.start("exec", "d", "--ttl", "300ms", "--", "sh", "-c", `touch started; sleep 2; echo first >> order`)
+	first, _, errb := c.startExec("exec", "d", "--ttl", "300ms", "--", "sh", "-c", `touch started; sleep 2; echo first >> order`)
 	waitFile(t, filepath.Join(c.dir, "started"))
 	c.want(4, "", "exec", "d", "--ttl", "300ms", "--", "true")
 	c.want(0, "", "exec", "d", "--ttl", "300ms", "--wait", "--", "sh", "-c", `echo second >> order`)

@@ -10,7 +10,8 @@ import (
 	"github.com/fencedstore/fence/objstore"
 )
 
-// Exit codes; scripts rely on them.
+// Exit codes; scripts rely on them. A command stopped by SIGINT or
+// SIGTERM exits 128 plus the signal's number (130, 143): see interrupted.
 const (
 	exitOK     = 0
 	exitError  = 1

@@ -40,7 +40,7 @@ your slowest reader. gc needs no lease.`,
 			if a.json {
 				return a.printJSON(res)
 			}
-			fmt.Fprintf(a.stdout, "scanned %d objects: %d live, %d deleted, %d pending (a commit in progress may still publish them), %d kept (unreferenced for less than %s)\n", res.Scanned, res.Live, res.Deleted, res.Pending, res.Kept, grace)
+			a.info("scanned %d objects: %d live, %d deleted, %d pending (a commit in progress may still publish them), %d kept (unreferenced for less than %s)", res.Scanned, res.Live, res.Deleted, res.Pending, res.Kept, grace)
 			return nil
 		},
 	}

@@ -10,9 +10,9 @@ import (
 func TestGC(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice")
-	c.want(0, "one", "put", "d", "k", "--token", tok(t1))
-	c.want(0, "two", "put", "d", "k", "--token", tok(t1))
-	c.want(0, "three", "put", "d", "k", "--token", tok(t1))
+	c.want(0, "one", "put", "d", "k", "-", "--token", tok(t1))
+	c.want(0, "two", "put", "d", "k", "-", "--token", tok(t1))
+	c.want(0, "three", "put", "d", "k", "-", "--token", tok(t1))
 
 	var res struct{ Scanned, Live, Deleted, Kept int }
 	r := c.want(0, "", "gc", "d", "--json")

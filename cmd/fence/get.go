@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 )
@@ -16,7 +14,9 @@ func (a *app) getCmd() *cobra.Command {
 		Short: "Read KEY's current bytes from DOMAIN",
 		Long: `get writes KEY's current bytes in DOMAIN to standard output, or to FILE
 with -o. Reads need no lease. Size and SHA-256 are verified against the
-manifest; with -o, FILE is only created once they match.`,
+manifest; with -o, FILE is written to a temporary file beside it and
+renamed into place once they match. A new FILE gets mode 0666 less the
+umask. SIGINT or SIGTERM stops the copy and removes the temporary file.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain, key := args[0], args[1]
@@ -33,13 +33,22 @@ manifest; with -o, FILE is only created once they match.`,
 				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 			}
 			defer r.Close()
+			// A signal ends the copy at the next read.
+			var body io.Reader = ctxReader{ctx: cmd.Context(), r: r}
+			// No bar over bytes written to the same terminal.
+			if out != "" && out != "-" || !a.isTerminal(a.stdout) {
+				var done func()
+				body, done = a.progress(body, r.Version.Size, "get "+key)
+				defer done()
+			}
 			if out == "" || out == "-" {
-				if _, err := io.Copy(a.stdout, r); err != nil {
+				// A signal also ends a write blocked on a full pipe.
+				if _, err := io.Copy(ctxWriter{cmd.Context(), a.stdout}, body); err != nil {
 					return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 				}
 				return nil
 			}
-			if err := writeFileAtomic(out, r); err != nil {
+			if err := writeFileAtomic(out, body); err != nil {
 				return fail(fmt.Errorf("get %q in domain %q: %w", key, domain, err))
 			}
 			return nil
@@ -47,25 +56,4 @@ manifest; with -o, FILE is only created once they match.`,
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of standard output")
 	return cmd
-}
-
-// writeFileAtomic copies r to a temporary file beside name and renames it
-// to name only when r was read to its end without error, so that a failed
-// integrity check leaves no partial file.
-func writeFileAtomic(name string, r io.Reader) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".fence-*")
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(tmp, r)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

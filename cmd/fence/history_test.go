@@ -12,10 +12,10 @@ import (
 func TestHistory(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice", "--ttl", "1s")
-	c.want(0, "v1", "put", "d", "report.csv", "--token", tok(t1))
+	c.want(0, "v1", "put", "d", "report.csv", "-", "--token", tok(t1))
 	t2 := c.acquire("d", "--holder", "bob", "--wait", "--timeout", "30s")
-	c.want(exitFenced, "late", "put", "d", "report.csv", "--token", tok(t1))
-	c.want(0, "v2", "put", "d", "report.csv", "--token", tok(t2))
+	c.want(exitFenced, "late", "put", "d", "report.csv", "-", "--token", tok(t1))
+	c.want(0, "v2", "put", "d", "report.csv", "-", "--token", tok(t2))
 
 	r := c.want(0, "", "history", "d")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

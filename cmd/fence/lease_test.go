@@ -78,7 +78,7 @@ func TestLeaseRenew(t *testing.T) {
 func TestLeaseBreak(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--ttl", "1h", "--holder", "alice")
-	c.want(0, "v1", "put", "d", "k", "--token", tok(t1))
+	c.want(0, "v1", "put", "d", "k", "-", "--token", tok(t1))
 	c.want(exitHeld, "", "lease", "acquire", "d", "--holder", "bob")
 
 	var res struct {
@@ -94,7 +94,7 @@ func TestLeaseBreak(t *testing.T) {
 	if res.OldHolder != "alice" || res.OldToken != t1 || res.Token <= t1 {
 		t.Fatalf("lease break = %+v; want alice's token %d ended and a higher token", res, t1)
 	}
-	r = c.want(exitFenced, "late", "put", "d", "k", "--token", tok(t1))
+	r = c.want(exitFenced, "late", "put", "d", "k", "-", "--token", tok(t1))
 	if !strings.Contains(r.stderr, tok(res.Token)) {
 		t.Errorf("fenced put: stderr %q does not name the break's token %d", r.stderr, res.Token)
 	}

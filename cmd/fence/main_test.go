@@ -285,7 +285,7 @@ func TestTokenFromEnv(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice")
 	c.env = []string{"FENCE_TOKEN=" + tok(t1)}
-	c.want(0, "from stdin\n", "put", "d", "k")
+	c.want(0, "from stdin\n", "put", "d", "k", "-")
 	if r := c.want(0, "", "get", "d", "k"); r.stdout != "from stdin\n" {
 		t.Fatalf("get printed %q", r.stdout)
 	}
@@ -348,7 +348,7 @@ func TestNotFound(t *testing.T) {
 		t.Errorf("get in a missing domain: stderr %q", r.stderr)
 	}
 	t1 := c.acquire("d", "--holder", "alice")
-	c.want(0, "x", "put", "d", "k", "--token", tok(t1))
+	c.want(0, "x", "put", "d", "k", "-", "--token", tok(t1))
 	r = c.want(exitError, "", "get", "d", "missing")
 	if !strings.Contains(r.stderr, "not found") || !strings.Contains(r.stderr, `"missing"`) {
 		t.Errorf("get of a missing key: stderr %q", r.stderr)
@@ -362,7 +362,7 @@ func TestNotFound(t *testing.T) {
 func TestList(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice")
-	c.want(0, "12345", "put", "d", "b/two", "--token", tok(t1))
+	c.want(0, "12345", "put", "d", "b/two", "-", "--token", tok(t1))
 	c.want(0, "", "put", "d", "a", c.file("a", "abc"), "--token", tok(t1))
 	r := c.want(0, "", "ls", "d")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

@@ -39,10 +39,13 @@ type app struct {
 
 	// openBackend opens a store URL; tests replace it.
 	openBackend func(context.Context, string) (driver.Backend, error)
+	// isTerminal reports whether a stream is a terminal (progress bars).
+	isTerminal func(io.Writer) bool
 
 	storeURL  string
 	coordURL  string
 	json      bool
+	quiet     bool
 	skipProbe bool
 	plain     bool
 	timeout   time.Duration
@@ -59,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openBackend: config.OpenBackend}
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, openBackend: config.OpenBackend, isTerminal: isTerminal}
 }
 
 // run executes the fence command line args and returns the exit code.
@@ -75,21 +78,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	for _, cancel := range a.cancels {
 		defer cancel()
 	}
-	if err == nil {
-		return exitOK
-	}
-	if cmd != nil && cmd.Context() != nil && context.Cause(cmd.Context()) == errTimeout && !errors.Is(err, errTimeout) {
-		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
-	}
-	code := exitCode(err)
-	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
-		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
-	}
-	fmt.Fprintf(stderr, "fence: %v\n", err)
-	if code == exitUsage && cmd != nil {
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-	}
-	return code
+	return a.report(ctx, cmd, err)
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -115,13 +104,23 @@ Coordinator URLs (--coord):
 Credentials come only from the AWS chain (AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), never from URLs.
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 fenced (the store rejected the
-token), 4 lease held by another holder.`,
+Exit codes:
+  0    ok
+  1    error
+  2    usage: bad flags or arguments
+  3    fenced: the store has accepted a higher token in the domain
+  4    held: another holder's lease is live
+  5    lease lost: it expired, was released or was taken over
+  130  interrupted by SIGINT
+  143  interrupted by SIGTERM`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
 		RunE:          helpOnly,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDurations(cmd); err != nil {
+				return err
+			}
 			// doctor and lease acquire have a --timeout of their own.
 			if f := cmd.Flags().Lookup("timeout"); f != nil && f == cmd.Root().PersistentFlags().Lookup("timeout") && f.Changed && a.timeout > 0 {
 				ctx, cancel := context.WithTimeoutCause(cmd.Context(), a.timeout, errTimeout)
@@ -131,16 +130,18 @@ token), 4 lease held by another holder.`,
 			return nil
 		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = buildVersion()
+	root.SetVersionTemplate("fence {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
-	pf.BoolVar(&a.json, "json", false, "print data as JSON")
+	pf.BoolVar(&a.json, "json", false, "print data as JSON, and errors as one line {\"error\": ..., \"code\": N} on stderr")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only the command's data and errors: no progress, no summary lines such as put's 'committed ...'")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
 	pf.BoolVar(&a.plain, "plain-copies", false, "also write each committed key to DOMAIN/KEY, fenced, where any S3 client can read it (env "+envPlain+"=1)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.syncPlainCmd(), a.putCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
 }
 
@@ -277,6 +278,14 @@ func (a *app) token(cmd *cobra.Command) (uint64, error) {
 		return parseToken(v, envToken)
 	}
 	return 0, usage("no token: pass --token N or set %s", envToken)
+}
+
+// info prints a line that is not the command's data (put's "committed
+// ..."), unless --quiet.
+func (a *app) info(format string, args ...any) {
+	if !a.quiet {
+		fmt.Fprintf(a.stdout, format+"\n", args...)
+	}
 }
 
 // printJSON writes v to stdout as indented JSON.

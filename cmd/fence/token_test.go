@@ -42,14 +42,14 @@ func FuzzParseToken(f *testing.F) {
 // taken over is fenced (exit 3); the real holder then still commits.
 func TestPutTokenNeverIssued(t *testing.T) {
 	c := newCLI(t)
-	r := c.want(exitUsage, "x", "put", "d", "k", "--token", "5")
+	r := c.want(exitUsage, "x", "put", "d", "k", "-", "--token", "5")
 	if !strings.Contains(r.stderr, "never issued a token") {
 		t.Errorf("put before any lease: stderr %q does not say why", r.stderr)
 	}
 	a := c.acquire("d", "--holder", "A", "--ttl", "1s")
-	c.want(0, "a", "put", "d", "k", "--token", tok(a))
+	c.want(0, "a", "put", "d", "k", "-", "--token", tok(a))
 	for _, bad := range []uint64{a + 1, 1000, objstore.MaxToken} {
-		r := c.want(exitUsage, "typo", "put", "d", "k", "--token", tok(bad))
+		r := c.want(exitUsage, "typo", "put", "d", "k", "-", "--token", tok(bad))
 		if !strings.Contains(r.stderr, "never issued it") || !strings.Contains(r.stderr, tok(bad)) {
 			t.Errorf("put with token %d: stderr %q does not name the token and the cause", bad, r.stderr)
 		}
@@ -57,8 +57,8 @@ func TestPutTokenNeverIssued(t *testing.T) {
 	if got := c.want(0, "", "get", "d", "k").stdout; got != "a" {
 		t.Fatalf("after refused puts, get = %q, want %q", got, "a")
 	}
-	c.want(0, "a2", "put", "d", "k", "--token", tok(a))
+	c.want(0, "a2", "put", "d", "k", "-", "--token", tok(a))
 	b := c.acquire("d", "--holder", "B", "--wait")
-	c.want(exitFenced, "late", "put", "d", "k", "--token", tok(a))
-	c.want(0, "b", "put", "d", "k", "--token", tok(b))
+	c.want(exitFenced, "late", "put", "d", "k", "-", "--token", tok(a))
+	c.want(0, "b", "put", "d", "k", "-", "--token", tok(b))
 }

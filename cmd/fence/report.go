@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fencedstore/fence/objstore/driver"
+)
+
+// report prints a failed command's error on stderr and returns the exit
+// code: "fence: MESSAGE" (and, for a usage error, a line pointing at
+// --help), or with --json one line {"error": MESSAGE, "code": N}. A
+// command that a signal stopped exits 128 plus the signal's number.
+func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if cmd != nil && cmd.Context() != nil && context.Cause(cmd.Context()) == errTimeout && !errors.Is(err, errTimeout) {
+		err = fmt.Errorf("%w (--timeout %s): %w", errTimeout, a.timeout, err)
+	}
+	code := exitCode(err)
+	if in := interruption(ctx); in != nil {
+		code = in.exitCode()
+		if !errors.As(err, new(*interrupted)) {
+			err = fmt.Errorf("%w: %w", in, err)
+		}
+	}
+	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
+		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
+	}
+	if a.json {
+		b, merr := json.Marshal(struct {
+			Error string `json:"error"`
+			Code  int    `json:"code"`
+		}{err.Error(), code})
+		if merr == nil {
+			fmt.Fprintf(a.stderr, "%s\n", b)
+			return code
+		}
+	}
+	fmt.Fprintf(a.stderr, "fence: %v\n", err)
+	if code == exitUsage && cmd != nil {
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
+}
