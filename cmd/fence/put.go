@@ -9,22 +9,34 @@ import (
 )
 
 func (a *app) putCmd() *cobra.Command {
+	var (
+		dir string
+		del bool
+	)
 	cmd := &cobra.Command{
-		Use:   "put DOMAIN KEY FILE|-",
-		Short: "Write KEY in DOMAIN with a fencing token",
+		Use:   "put DOMAIN KEY FILE|- [KEY FILE]... | put DOMAIN --dir DIR[:PREFIX] [--delete]",
+		Short: "Write keys in DOMAIN with a fencing token, in one commit",
 		Long: `put commits FILE's bytes (standard input when FILE is '-') as KEY
 in DOMAIN, carrying the token from --token, or from FENCE_TOKEN when the
 flag is absent. The bytes are streamed, not held in memory.
 
+Several KEY FILE pairs, or --dir DIR[:PREFIX] (every file under DIR as
+PREFIX/<path>), are committed as ONE commit: readers see all of them or
+none. With --dir, --delete also deletes, in the same commit, the keys
+under PREFIX that are no longer files in DIR.
+
 Exits 0 when committed, and 3 when the store rejects the token because the
 domain has accepted a higher one (a newer lease holder took over).`,
-		Args: putArgs,
+		Args: func(cmd *cobra.Command, args []string) error { return putArgs(args, dir != "", del) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			domain, key := args[0], args[1]
 			token, err := a.token(cmd)
 			if err != nil {
 				return err
 			}
+			if dir != "" || len(args) > 3 {
+				return a.putMany(cmd, args, token, dir, del)
+			}
+			domain, key := args[0], args[1]
 			body, size, closeBody, err := a.openInput(args[2])
 			if err != nil {
 				return err
@@ -56,19 +68,37 @@ domain has accepted a higher one (a newer lease holder took over).`,
 			return nil
 		},
 	}
-	cmd.Flags().String("token", "", "fencing token `N` from 'fence lease acquire' (env "+envToken+")")
+	f := cmd.Flags()
+	f.String("token", "", "fencing token `N` from 'fence lease acquire' (env "+envToken+")")
+	f.StringVar(&dir, "dir", "", "commit every file under `DIR[:PREFIX]` as PREFIX/<path>, at once")
+	f.BoolVar(&del, "delete", false, "with --dir, also delete keys under PREFIX that are not in DIR")
 	return cmd
 }
 
-// putArgs wants DOMAIN, KEY and FILE. Standard input needs an explicit
-// '-', so that a script that lost its FILE argument does not commit an
-// empty standard input.
-func putArgs(_ *cobra.Command, args []string) error {
+// putArgs wants DOMAIN and KEY FILE pairs, or DOMAIN alone with --dir.
+// Standard input needs an explicit '-', so that a script that lost its
+// FILE argument does not commit an empty standard input.
+func putArgs(args []string, dir, del bool) error {
 	switch {
+	case del && !dir:
+		return usage("put: --delete needs --dir")
+	case dir && len(args) != 1:
+		return usage("put: with --dir, want DOMAIN alone, got %d arguments", len(args))
+	case dir:
+		return nil
 	case len(args) == 2:
 		return usage("put: no FILE: pass a file name, or '-' to read standard input")
-	case len(args) != 3:
-		return usage("put: want DOMAIN KEY FILE|-, got %d arguments", len(args))
+	case len(args) < 3 || len(args)%2 == 0:
+		return usage("put: want DOMAIN KEY FILE|- [KEY FILE|-]..., got %d arguments", len(args))
+	}
+	stdin := 0
+	for i := 2; i < len(args); i += 2 {
+		if args[i] == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usage("put: standard input ('-') can be the FILE of one key only")
 	}
 	return nil
 }
