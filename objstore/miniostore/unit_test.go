@@ -115,14 +115,7 @@ func TestRefusedReplies(t *testing.T) {
 // TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
 // counts its prefix towards S3's 1024 bytes.
 func TestCheckKeyCountsPrefix(t *testing.T) {
-	b := prefixed(t, "tenant")
-	var kc driver.KeyChecker = b
-	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/"))); err != nil {
-		t.Fatal(err)
-	}
-	if err := kc.CheckKey(strings.Repeat("k", 1024-len("tenant/")+1)); !errors.Is(err, rules.ErrInvalid) {
-		t.Fatalf("err = %v, want ErrInvalid", err)
-	}
+	s3test.CheckKeyCountsPrefix(t, func(t *testing.T, prefix string) driver.Backend { return prefixed(t, prefix) })
 }
 
 func prefixed(t *testing.T, prefix string) *Backend {
