@@ -94,3 +94,17 @@ func TestServersExecCoordinatorUnreachable(t *testing.T) {
 		t.Fatalf("something was published:\n%s", r)
 	}
 }
+
+// TestExecStoppedPastItsLease against MinIO (through minio-go) and
+// dynalite.
+func TestServersExecStoppedPastItsLease(t *testing.T) {
+	s3ep, dynep := endpoints(t, true, true)
+	bucket, table := unique("fence-cli-stop-"), unique("fence-cli-stop-")
+	removeBucket(t, s3ep, bucket)
+	removeTable(t, dynep, table)
+	c := newCLI(t)
+	c.store = "minio://" + bucket + "?endpoint=" + s3ep
+	c.global = []string{"--coord", "dynamodb://" + table + "?endpoint=" + dynep}
+	c.want(0, "", "init")
+	stoppedPastItsLease(t, c)
+}

@@ -95,9 +95,11 @@ func TestExec(t *testing.T) {
 
 // A fence exec whose process is stopped past its lease while another
 // holder takes over and writes exits 3 when resumed, and publishes
-// nothing.
-func TestExecStoppedPastItsLease(t *testing.T) {
-	c := newCLI(t)
+// nothing: on the local directory here, on MinIO and dynalite in
+// TestServersExecStoppedPastItsLease.
+func TestExecStoppedPastItsLease(t *testing.T) { stoppedPastItsLease(t, newCLI(t)) }
+
+func stoppedPastItsLease(t *testing.T, c *cli) {
 	out := filepath.Join(c.dir, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
