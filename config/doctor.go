@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -204,7 +205,14 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		return nil
 	}
 	if err := driver.Probe(cctx, b); err != nil {
-		d.add(names[2], StatusFail, "%v", err)
+		if errors.Is(err, driver.ErrPermanent) {
+			// Refused outright (permission, a full disk, read-only):
+			// nothing is known about conditional writes yet.
+			d.add(strings.TrimSuffix(names[0], " reachable")+" writable", StatusFail, "%v", err)
+			d.add(names[2], StatusSkip, "cannot write")
+		} else {
+			d.add(names[2], StatusFail, "%v", err)
+		}
 		if !d.opts.SkipProbe {
 			b.Close()
 			return nil

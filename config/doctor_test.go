@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/drivertest"
+	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -117,6 +119,19 @@ func TestDoctorUnsafeStore(t *testing.T) {
 			t.Errorf("probe detail %q", dt)
 		}
 	}
+}
+
+// A store that refuses writes (permission, a full disk) is reported as
+// not writable, not as one that ignores conditional writes.
+func TestDoctorStoreNotWritable(t *testing.T) {
+	b := faulty.New(memstore.New())
+	b.Add(faulty.Always(faulty.OpPut, "", faulty.Fault{Err: fmt.Errorf("AccessDenied: %w", driver.ErrPermission)}))
+	d := &doctor{opts: DoctorOptions{Domain: "doctor/test", TTL: DefaultDoctorTTL, Timeout: DefaultDoctorTimeout}}
+	d.open = func(context.Context, Location) (driver.Backend, error) { return b, nil }
+	d.run(t.Context(), Location{Scheme: "mem"}, nil)
+	wantStatuses(t, d.checks,
+		"store reachable=ok", "memory store exists=ok", "store writable=fail", "conditional writes honoured=skip",
+		"coordinator reachable=skip", "test acquisition and release=skip")
 }
 
 func TestDoctorErrors(t *testing.T) {
