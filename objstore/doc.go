@@ -36,9 +36,11 @@
 // missing from the store; distinct from ErrNotFound), ErrIntegrity,
 // ErrInvalid (*InvalidError names the argument; a key too long for the
 // backend, its prefix counted, is refused before anything is uploaded),
-// ErrUnsafeStore (the backend ignores conditional writes) and
+// ErrUnsafeStore (the backend ignores conditional writes),
 // ErrPermanent (the store refused a request for good: permission denied,
-// no space left, a read-only store; not retried).
+// no space left, a read-only store; not retried) and ErrPlainCopy
+// (*PlainCopyError: with Options.PlainCopies, the commit landed but some
+// plain copies were not written; SyncPlain writes them).
 //
 // The manifest format and object layout are described in docs/manifest.md;
 // the code that encodes and checks them is internal (internal/format), so
