@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -15,6 +17,12 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/job"
 	"github.com/fencedstore/fence/objstore"
+)
+
+// Exit codes of a command exec could not start, as a shell has them.
+const (
+	exitCannotRun = 126 // found, but not executable
+	exitNotFound  = 127 // not found
 )
 
 // waitForever is --wait given without a duration.
@@ -48,7 +56,8 @@ not at all. With --delete, keys under PREFIX that are no longer files in
 DIR are deleted in the same commit. If a newer holder has fenced the
 domain meanwhile, nothing is published and exec exits 3.
 
-exec exits with CMD's exit code (128+N when signal N ended it), 4 when
+exec exits with CMD's exit code (128+N when signal N ended it; 127 when
+CMD was not found and 126 when it could not be run, as a shell does), 4 when
 another holder's lease is live (without --wait), 5 when the lease was
 lost, 3 when the publish was fenced.`,
 		Args: cobra.MinimumNArgs(2),
@@ -118,6 +127,11 @@ lost, 3 when the publish was fenced.`,
 				return &exitErr{code: exitLost, err: fmt.Errorf("exec %q: %w", domain, err)}
 			case errors.Is(err, objstore.ErrFenced):
 				return fenced(fmt.Sprintf("exec %q: publish", domain), err)
+			case !res.Started && res.Lease.Token != 0 && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)):
+				// As a shell, env(1) and timeout(1) report it.
+				return &exitErr{code: exitNotFound, err: fmt.Errorf("exec %q: %w", domain, err)}
+			case !res.Started && res.Lease.Token != 0 && errors.Is(err, fs.ErrPermission):
+				return &exitErr{code: exitCannotRun, err: fmt.Errorf("exec %q: %w", domain, err)}
 			}
 			return fail(fmt.Errorf("exec %q: %w", domain, err))
 		},

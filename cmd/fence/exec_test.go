@@ -157,3 +157,13 @@ func readInt(t *testing.T, name string) int {
 	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 	return n
 }
+
+// A command exec cannot start exits as a shell would: 127 when it is not
+// found, 126 when it cannot be run; the lease is released either way.
+func TestExecCannotStart(t *testing.T) {
+	c := newCLI(t)
+	c.want(exitNotFound, "", "exec", "d", "--", "./no-such-command")
+	c.file("notexec.sh", "echo hi\n")
+	c.want(exitCannotRun, "", "exec", "d", "--", "./notexec.sh")
+	c.acquire("d") // free again
+}

@@ -111,6 +111,8 @@ Exit codes:
   3    fenced: the store has accepted a higher token in the domain
   4    held: another holder's lease is live
   5    lease lost: it expired, was released or was taken over
+  126  exec: the command could not be run
+  127  exec: the command was not found
   130  interrupted by SIGINT
   143  interrupted by SIGTERM`,
 		SilenceErrors: true,
