@@ -79,8 +79,8 @@ func TestCollectedVersionOfOldSnapshotIsNotDataLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = sn.ReadAll(ctx, "k")
-	if err == nil || errors.Is(err, objstore.ErrDataLoss) || !strings.Contains(err.Error(), "newer snapshot") {
-		t.Fatalf("err = %v, want an error saying to read from a newer snapshot", err)
+	if !errors.Is(err, objstore.ErrNotFound) || errors.Is(err, objstore.ErrDataLoss) || !strings.Contains(err.Error(), "newer snapshot") {
+		t.Fatalf("err = %v, want ErrNotFound (superseded, not data loss), saying to read from a newer snapshot", err)
 	}
 }
 

@@ -69,7 +69,10 @@ func read(stop context.Context, c *hist.Client, store *objstore.Store, domain st
 			switch {
 			case errors.Is(err, objstore.ErrIntegrity):
 				out.Class = hist.ClassIntegrity
-			case errors.Is(err, objstore.ErrNotFound):
+			case errors.Is(err, objstore.ErrDataLoss), errors.Is(err, objstore.ErrNotFound):
+				// Data loss (the current manifest names it) or a version
+				// superseded and collected: I4 judges which, from the
+				// collector's deletions.
 				out.Class = hist.ClassMissing
 				out.Missing = map[string]string{v.Key: v.Object}
 			}
