@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -28,12 +29,17 @@ func reapGroup(pgid int) {
 	}
 }
 
-// hasExited reports whether process pid has exited, without reaping it
-// (so that exec.Cmd.Wait still gets its status).
+// hasExited reports whether process pid, a child of this process, has
+// exited, without reaping it (so that exec.Cmd.Wait still gets its
+// status). A child that is no longer there (ECHILD) has exited and been
+// reaped already, by Wait.
 func hasExited(pid int) bool {
 	// Linux zeroes info when no child is waitable, and sets Signo to
 	// SIGCHLD when one is.
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if errors.Is(err, unix.ECHILD) {
+		return true
+	}
 	return err == nil && info.Signo == int32(unix.SIGCHLD)
 }

@@ -104,13 +104,15 @@ func stoppedPastItsLease(t *testing.T, c *cli) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd, stdout, stderr := c.startExec("exec", "d", "--ttl", "500ms", "--publish", "out", "--",
+	cmd, stdout, stderr := c.startExec("exec", "d", "--ttl", "2s", "--publish", "out", "--",
 		"sh", "-c", `echo mine > out/r.csv; touch ready; while [ ! -e go ]; do sleep 0.02; done`)
 	waitFile(t, filepath.Join(c.dir, "ready"))
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond) // past the lease
+	// Past the lease. Its TTL is long enough that a busy machine (the race
+	// detector, the servers) does not lose it before the stop.
+	time.Sleep(2500 * time.Millisecond)
 	tok := c.acquire("d", "--holder", "newer")
 	c.want(0, "theirs", "put", "d", "r.csv", "-", "--token", strconv.FormatUint(tok, 10))
 	// The command finishes while exec is stopped; then exec resumes.
