@@ -41,6 +41,9 @@ type history struct {
 	// call time. They are not in ops: each commit in ops carries the
 	// outcome of its last retry (see mergeRetries).
 	retries []*op
+	// plain are the plain GETs of plain copies, by call time; they are
+	// not in ops, as they do not read through fence (I12 judges them).
+	plain []hist.Record
 }
 
 // loadHistory reads every hist-*.jsonl file in dir.
@@ -61,6 +64,8 @@ func loadHistory(dir string) (*history, error) {
 			switch {
 			case r.Op == hist.OpLost || r.Op == hist.OpStats || r.Op == hist.OpPoint:
 				h.events = append(h.events, r)
+			case r.Op == hist.OpPlain:
+				h.plain = append(h.plain, r)
 			case r.Phase == hist.PhaseCall:
 				o := &op{Record: r, pending: true}
 				calls[key(r)] = o
@@ -79,6 +84,7 @@ func loadHistory(dir string) (*history, error) {
 	}
 	sort.SliceStable(h.ops, func(i, j int) bool { return h.ops[i].Call < h.ops[j].Call })
 	sort.SliceStable(h.events, func(i, j int) bool { return h.events[i].Call < h.events[j].Call })
+	sort.SliceStable(h.plain, func(i, j int) bool { return h.plain[i].Call < h.plain[j].Call })
 	h.mergeRetries()
 	return h, nil
 }
@@ -170,6 +176,9 @@ type liveView struct {
 	ok      map[string]int   // commits acknowledged, per domain
 	points  []hist.Record
 	issues  []issue // tokens issued, in the order read
+	// returned is, per client, the return time of its last commit or
+	// retry read so far.
+	returned map[string]int64
 }
 
 // issue is a token issued, as the live view read it.
@@ -197,7 +206,7 @@ func (l *liveView) issueAfter(n int) (issue, bool) {
 }
 
 func newLiveView(dir string) *liveView {
-	return &liveView{dir: dir, offsets: map[string]int64{}, holders: map[string]lease{}, ok: map[string]int{}}
+	return &liveView{dir: dir, offsets: map[string]int64{}, holders: map[string]lease{}, ok: map[string]int{}, returned: map[string]int64{}}
 }
 
 // refresh reads what was appended since the last call.
@@ -243,6 +252,9 @@ func (l *liveView) apply(r hist.Record) {
 		if r.Outcome == hist.OK {
 			l.ok[r.In.Domain]++
 		}
+		l.returned[r.Client] = max(l.returned[r.Client], r.Return)
+	case hist.OpRetry:
+		l.returned[r.Client] = max(l.returned[r.Client], r.Return)
 	case hist.OpPoint:
 		l.points = append(l.points, r)
 	case hist.OpIssue:
@@ -266,6 +278,26 @@ func (l *liveView) leases() []lease {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.SortedFunc(maps.Values(l.holders), func(a, b lease) int { return strings.Compare(a.client, b.client) })
+}
+
+// lastPoint returns the last point event of client read so far.
+func (l *liveView) lastPoint(client string) (hist.Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.points) - 1; i >= 0; i-- {
+		if l.points[i].Client == client {
+			return l.points[i], true
+		}
+	}
+	return hist.Record{}, false
+}
+
+// returnedSince reports whether a commit or retry of client returned
+// after t, by what was read so far.
+func (l *liveView) returnedSince(client string, t int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.returned[client] > t
 }
 
 // commits returns the number of acknowledged commits seen so far.

@@ -275,24 +275,7 @@ var kinds = []*kind{
 	{
 		name:      "http-errors",
 		faultTTLs: 3,
-		inject: func(r *run) error {
-			start := hist.Now()
-			cfg := &spec.HTTPFaults{Refuse503: 0.05, Refuse500: 0.03, Applied503: 0.2}
-			for _, name := range r.s3Routes() {
-				if _, err := r.proxy.setHTTP(name, cfg); err != nil {
-					return err
-				}
-			}
-			r.logf("HTTP faults on every S3 route, the readers' too: %+v", *cfg)
-			sleep(5 * r.p.ttl / 2)
-			for _, name := range r.s3Routes() {
-				if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
-					return err
-				}
-			}
-			r.fault("http-503-500", "every S3 route", start)
-			return nil
-		},
+		inject:    httpErrors,
 		bit: func(rep *report) (bool, string) {
 			// Writers met replies replaced after their request applied,
 			// and readers met refusals too.
@@ -356,6 +339,23 @@ var kinds = []*kind{
 		inject:    forgetful,
 		bit:       forgetfulBit,
 	},
+	{
+		name: "plain-copies",
+		// Writers also write each key they commit to its plain object
+		// (objstore.Options.PlainCopies), readers GET the plain objects
+		// as a client that does not speak fence would, and the first
+		// writer to reach its second plain-copy write stops itself just
+		// before it; the suite resumes it once a newer commit's copy of
+		// that key is in place, so that its write is from an older
+		// commit and must be refused. The fault phase
+		// adds the HTTP errors of http-errors, so that copies fail and
+		// are repaired by later commits and by SyncPlain at the end.
+		faultTTLs: 4,
+		setup:     func(p *params) { p.plain = true },
+		writers:   plainPausePoint,
+		inject:    httpErrors,
+		bit:       plainBit,
+	},
 
 	// Negative controls: each must be caught.
 	{
@@ -413,6 +413,19 @@ var kinds = []*kind{
 		},
 	},
 	{
+		name: "control-plain-blind", control: spec.BreakPlainBlind,
+		// Plain-copy writes carry no If-Match: the older copy that the
+		// paused writer sends after a newer one lands over it, and the
+		// writer stops again right after, before its own check repairs
+		// it.
+		mustCatch: []string{"I12"},
+		faultTTLs: 4,
+		setup:     func(p *params) { p.plain = true },
+		writers:   plainPausePoint,
+		inject:    func(*run) error { return nil },
+		bit:       plainBit,
+	},
+	{
 		name: "control-retry-fresh-id", control: spec.BreakRetryFreshID,
 		// Writers "retry" a commit whose outcome was unknown by
 		// committing it again under a fresh commit id; every writer
@@ -427,6 +440,27 @@ var kinds = []*kind{
 			return rep.ManifestPuts["unknown_injected"] > 0, fmt.Sprintf("%d unknown outcomes injected, retries %s", rep.ManifestPuts["unknown_injected"], outcomesText(rep.Retries))
 		},
 	},
+}
+
+// httpErrors answers 503 and 500 on every S3 route for 2.5 TTLs, and
+// replaces the reply of some writes that applied with 503.
+func httpErrors(r *run) error {
+	start := hist.Now()
+	cfg := &spec.HTTPFaults{Refuse503: 0.05, Refuse500: 0.03, Applied503: 0.2}
+	for _, name := range r.s3Routes() {
+		if _, err := r.proxy.setHTTP(name, cfg); err != nil {
+			return err
+		}
+	}
+	r.logf("HTTP faults on every S3 route, the readers' too: %+v", *cfg)
+	sleep(5 * r.p.ttl / 2)
+	for _, name := range r.s3Routes() {
+		if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
+			return err
+		}
+	}
+	r.fault("http-503-500", "every S3 route", start)
+	return nil
 }
 
 // wipeCoordinator deletes lease records three times: twice just after a

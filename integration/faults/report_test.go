@@ -62,7 +62,8 @@ type report struct {
 	// another commit (ClaimedBy).
 	FencesRefused int               `json:"fences_refused_token"`
 	NotChecked    []string          `json:"not_checked,omitempty"`
-	ManifestPuts  map[string]int64  `json:"manifest_writes"`     // writers' counters: puts, 412, 409, errors
+	ManifestPuts  map[string]int64  `json:"manifest_writes"` // writers' counters: puts, 412, 409, errors
+	Plain         plainStats        `json:"plain_copies"`
 	HTTPFaults    spec.HTTPStats    `json:"http_faults"`         // every route
 	HTTPReaders   spec.HTTPStats    `json:"http_faults_readers"` // the readers' route alone
 	Porcupine     []verdict         `json:"porcupine"`
@@ -184,6 +185,14 @@ func (r *run) finish(ctx context.Context) *report {
 			finalVersions[d][v.Key], finalValues[d][v.Key] = v.Object, string(data)
 		}
 	}
+	// Plain copies are brought up to date and read before I7's check
+	// replaces a manifest.
+	var finals []finalPlain
+	var v12 []violation
+	behind := 0
+	if r.p.plain {
+		finals, behind, v12 = r.syncPlain(ctx, finalValues)
+	}
 	i7n, v7 := r.checkI7(ctx, r.p.domains[0])
 	rep.I7Checked = i7n
 
@@ -212,6 +221,12 @@ func (r *run) finish(ctx context.Context) *report {
 	vs = append(vs, checkI10(h, recs)...)
 	vs = append(vs, checkI11(recs)...)
 	vs = append(vs, checkX3(h, recs)...)
+	if r.p.plain {
+		vs = append(vs, v12...)
+		vs = append(vs, checkI12(h, finals, finalValues)...)
+	} else {
+		rep.NotChecked = append(rep.NotChecked, "I12: the writers of this kind make no plain copies")
+	}
 	vs = append(vs, v7...)
 	vs = append(vs, v8...)
 	vs = append(vs, vres...)
@@ -309,6 +324,9 @@ func (r *run) finish(ctx context.Context) *report {
 	for _, f := range rep.Faults {
 		rep.FaultSeconds[f.Kind] += f.End - f.Start
 		rep.FaultCount[f.Kind]++
+	}
+	if r.p.plain {
+		rep.Plain = plainSummary(h, finals, behind, rep.FaultCount, rep.ManifestPuts)
 	}
 	rep.FaultSpans = map[string]int{}
 	for _, f := range rep.Faults {

@@ -59,6 +59,8 @@ type params struct {
 	// coordWiped: the run wipes the coordinator's records (see
 	// kind.coordWiped).
 	coordWiped bool
+	// plain: writers make plain copies, and readers read them.
+	plain bool
 }
 
 // faultEvent is one injected fault.
@@ -93,6 +95,7 @@ type run struct {
 	directCo    *coord.Coordinator
 	healedAt    int64
 	notes       []string
+	plainc      *hist.Client // the suite's own plain reads
 }
 
 func (r *run) since(ns int64) float64 { return float64(ns-r.start) / 1e9 }
@@ -154,6 +157,7 @@ func (r *run) execute() *report {
 		Clients: clientNames("r", r.p.readers), History: filepath.Join(r.dir, "hist-readers.jsonl"),
 		Backend: "minio", S3: "http://" + r.proxy.addr(readerRoute), Bucket: r.bucket, Domains: r.p.domains,
 		Seed: r.p.seed, PauseMillis: 60, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
+		Plain: r.p.plain, Keys: r.p.keys,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +246,9 @@ func (r *run) writerConfigs() []spec.Writer {
 			TTLMillis:       r.p.ttl.Milliseconds(),
 			OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
 			Committers:      1, CommitsMin: 8, CommitsMax: 30,
-			Retries: 3,
-			Break:   r.p.kind.control,
+			Retries:     3,
+			PlainCopies: r.p.plain,
+			Break:       r.p.kind.control,
 		}
 		if i%2 == 0 {
 			w.StubbornMillis = (3 * r.p.ttl / 2).Milliseconds()
@@ -357,6 +362,10 @@ func (r *run) resumeSelfPaused() func() {
 				}
 				handled[c.pid()] = true
 				r.live.refresh()
+				if ev, ok := r.live.lastPoint(c.name); ok && ev.Err == "pause "+spec.PointBeforePlainPut {
+					r.resumePlainPaused(c, ev)
+					continue
+				}
 				l, held := r.live.holder(c.name)
 				start := hist.Now()
 				r.logf("%s stopped itself at its pause point (lease %v %s %d)", c.name, held, l.domain, l.token)
@@ -392,6 +401,14 @@ func (r *run) ensureTakeover(domain string, token uint64) {
 		}
 		sleep(100 * time.Millisecond)
 	}
+	err := r.takeOver(domain, r.p.keys[0], r.p.plain)
+	r.logf("no writer took %s over from token %d; the suite did: %v", domain, token, err)
+}
+
+// takeOver takes domain over as a writer would (waiting for the lease to
+// expire, then fencing) and commits a new value of key, with plain
+// copies if plainCopies, recorded in the history as client taker-N.
+func (r *run) takeOver(domain, key string, plainCopies bool) error {
 	r.mu.Lock()
 	r.takers++
 	name := fmt.Sprintf("taker-%d", r.takers)
@@ -399,14 +416,14 @@ func (r *run) ensureTakeover(domain string, token uint64) {
 	w, err := hist.Create(filepath.Join(r.dir, "hist-"+name+".jsonl"))
 	if err != nil {
 		r.t.Errorf("take over %s: %v", domain, err)
-		return
+		return err
 	}
 	defer w.Close()
 	c := &hist.Client{Name: name, W: w}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*r.p.ttl+r.p.opTimeout)
 	defer cancel()
-	err = probeOnce(ctx, c, objstore.New(r.directBackend(), &objstore.Options{Holder: name, Issuer: fence.Issuer(r.directCoord())}), &recorder{Driver: r.directCoord().Driver(), c: c}, domain, r.p.keys, r.p.ttl)
-	r.logf("no writer took %s over from token %d; %s did: %v", domain, token, name, err)
+	store := objstore.New(r.directBackend(), &objstore.Options{Holder: name, Issuer: fence.Issuer(r.directCoord()), PlainCopies: plainCopies})
+	return probeOnce(ctx, c, store, &recorder{Driver: r.directCoord().Driver(), c: c}, domain, []string{key}, r.p.ttl)
 }
 
 // readerRoute is the proxy route of the reader processes to MinIO, and

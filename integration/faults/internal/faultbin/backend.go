@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/plain"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
@@ -48,6 +50,9 @@ type faultBackend struct {
 	forgotten atomic.Int64
 
 	manifestPuts, manifest412, manifest409, manifestErr, versionPuts atomic.Int64
+	// plainPuts counts plain-copy writes that applied; plainFailed,
+	// commits that landed with a *objstore.PlainCopyError.
+	plainPuts, plainFailed atomic.Int64
 }
 
 func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
@@ -65,12 +70,33 @@ func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBa
 				fb.versionPuts.Add(1)
 				fb.point(spec.PointAfterVersionPut)
 			}}},
+		faulty.Rule{Op: faulty.OpPut, Match: isPlainPut, Every: true, Func: fb.plainFault},
 	)
 	return fb
 }
 
 func isManifest(key string) bool { return strings.HasSuffix(key, "/_fence/manifest.json") }
 func isVersion(key string) bool  { return strings.Contains(key, "/_fence/v/") }
+
+// isPlainPut: a plain copy's write, which carries its domain in metadata.
+func isPlainPut(c faulty.Call) bool { return c.Opts.Metadata[plain.MetaDomain] != "" }
+
+// plainFault is the fault of a plain copy's write: the point before it,
+// where the event names the domain, the key and the seq of the commit
+// the copy is from; and, in the broken variant BreakPlainBlind, a second
+// stop right after the write of a writer resumed from the first.
+func (b *faultBackend) plainFault(_ context.Context, c faulty.Call) faulty.Fault {
+	d := c.Opts.Metadata[plain.MetaDomain]
+	seq, _ := strconv.ParseUint(c.Opts.Metadata[plain.MetaSeq], 10, 64)
+	in, out := hist.Input{Domain: d, Key: strings.TrimPrefix(c.Key, d+"/")}, hist.Output{Seq: seq}
+	resumed := b.pointAt(spec.PointBeforePlainPut, in, out)
+	return faulty.Fault{Then: func() {
+		b.plainPuts.Add(1)
+		if resumed && b.cfg.Break == spec.BreakPlainBlind {
+			b.pause(spec.PointAfterPlainPut, in, out)
+		}
+	}}
+}
 
 // errInjectedUnknown replaces the reply of a manifest write that applied,
 // when the writer injects an unknown outcome.
@@ -130,6 +156,9 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 // reports a 412 as a success (Break412OK), and ends every
 // UnknownEvery-th data write that applied with an unknown outcome.
 func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	if b.cfg.Break == spec.BreakPlainBlind && opts.Metadata[plain.MetaDomain] != "" {
+		opts.Mode = nil
+	}
 	if !isManifest(key) {
 		return b.Backend.Put(ctx, key, body, size, opts)
 	}
@@ -165,7 +194,11 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 
 // point kills or stops the process if it is configured to at name, this
 // time.
-func (b *faultBackend) point(name string) {
+func (b *faultBackend) point(name string) { b.pointAt(name, hist.Input{}, hist.Output{}) }
+
+// pointAt is point with what the event records; it reports whether the
+// process stopped there and was resumed.
+func (b *faultBackend) pointAt(name string, in hist.Input, out hist.Output) bool {
 	b.mu.Lock()
 	if b.points == nil {
 		b.points = make(map[string]int)
@@ -175,19 +208,42 @@ func (b *faultBackend) point(name string) {
 	b.mu.Unlock()
 	switch {
 	case b.cfg.KillAt == name && n == b.cfg.KillAfter:
-		b.c.Event(hist.OpPoint, hist.Input{}, hist.Output{}, "kill "+name)
+		b.c.Event(hist.OpPoint, in, out, "kill "+name)
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // never returns
-	case b.cfg.PauseAt == name && n == b.cfg.PauseAfter:
-		for len(b.cont) > 0 {
-			<-b.cont
-		}
-		b.c.Event(hist.OpPoint, hist.Input{}, hist.Output{}, "pause "+name)
-		_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-		select {
-		case <-b.cont:
-		case <-time.After(10 * time.Minute):
-		}
+	case b.cfg.PauseAt == name && n == b.cfg.PauseAfter && b.claimPause():
+		b.pause(name, in, out)
+		return true
+	}
+	return false
+}
+
+// claimPause reports whether this writer may pause: always, unless the
+// pause is claimed (spec.Writer.PauseClaim) and another writer claimed
+// it first.
+func (b *faultBackend) claimPause() bool {
+	if b.cfg.PauseClaim == "" {
+		return true
+	}
+	f, err := os.OpenFile(b.cfg.PauseClaim, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	_, _ = f.WriteString(b.cfg.Client + "\n")
+	return f.Close() == nil
+}
+
+// pause stops the process with SIGSTOP at the point name and returns
+// once it has been resumed (or after 10 minutes).
+func (b *faultBackend) pause(name string, in hist.Input, out hist.Output) {
+	for len(b.cont) > 0 {
+		<-b.cont
+	}
+	b.c.Event(hist.OpPoint, in, out, "pause "+name)
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+	select {
+	case <-b.cont:
+	case <-time.After(10 * time.Minute):
 	}
 }
 
@@ -202,5 +258,9 @@ func (b *faultBackend) stats() map[string]int64 {
 		// for them.
 		"unknown_injected": b.injected.Load(),
 		"stale_reads":      b.forgotten.Load(),
+		// Plain-copy writes that applied, and commits that landed with
+		// plain copies that failed.
+		"plain_puts":   b.plainPuts.Load(),
+		"plain_failed": b.plainFailed.Load(),
 	}
 }

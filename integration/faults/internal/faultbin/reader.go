@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
+	"github.com/fencedstore/fence/integration/faults/internal/plain"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
 )
@@ -30,7 +31,11 @@ func runReader(cfg spec.Reader) error {
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
 		wg.Go(func() {
 			for stop.Err() == nil {
-				read(stop, c, store, cfg.Domains[rng.IntN(len(cfg.Domains))], timeout)
+				domain := cfg.Domains[rng.IntN(len(cfg.Domains))]
+				read(stop, c, store, domain, timeout)
+				if cfg.Plain && stop.Err() == nil {
+					plain.Read(c, b, domain, cfg.Keys[rng.IntN(len(cfg.Keys))], timeout)
+				}
 				sleep(stop, time.Duration(cfg.PauseMillis/2+rng.Int64N(cfg.PauseMillis+1))*time.Millisecond)
 			}
 		})

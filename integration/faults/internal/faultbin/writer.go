@@ -51,7 +51,7 @@ func runWriter(cfg spec.Writer) error {
 	}
 	// Only the token the coordinator issued last may raise a domain's
 	// highest token or create the domain.
-	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co))})
+	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co)), PlainCopies: cfg.PlainCopies})
 	rec := &recordingDriver{Driver: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor}
 	wr := &writer{
 		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
@@ -261,8 +261,13 @@ func (w *writer) commit(c *hist.Client, rec hist.Record, lease coord.Lease, keys
 	var fe *objstore.FencedError
 	var ue *objstore.UnknownOutcomeError
 	switch {
-	case err == nil:
-		c.End(rec, hist.OK, hist.Output{Seq: cm.Seq, Highest: cm.Highest, CommitID: cm.ID, Recovered: cm.Recovered}, nil)
+	case err == nil, errors.Is(err, objstore.ErrPlainCopy):
+		// A commit whose plain copies failed landed: fence's readers see
+		// it, and the next commit or SyncPlain repairs the copies.
+		if err != nil {
+			w.fb.plainFailed.Add(1)
+		}
+		c.End(rec, hist.OK, hist.Output{Seq: cm.Seq, Highest: cm.Highest, CommitID: cm.ID, Recovered: cm.Recovered, PlainFailed: err != nil}, err)
 		return hist.OK, nil
 	case errors.As(err, &fe):
 		c.End(rec, hist.Fenced, hist.Output{Highest: fe.Highest, ClaimedBy: fe.ClaimedBy, Issued: fe.Issued}, err)

@@ -28,6 +28,10 @@ const (
 	OpRetry = "retry"
 	// OpGC is one Store.Collect of one domain (Out.Stats: its counts).
 	OpGC = "gc"
+	// OpPlain is one plain GET of a key's plain copy (In.Key), as a
+	// client that does not speak fence makes it: Out.Values holds its
+	// bytes, Out.Seq, Out.Token and Out.CommitID what its metadata says.
+	OpPlain = "plain"
 )
 
 // Outcomes.
@@ -65,6 +69,7 @@ type Record struct {
 // Input is what an operation was asked to do.
 type Input struct {
 	Domain string            `json:"domain,omitempty"`
+	Key    string            `json:"key,omitempty"` // plain reads, plain-put points
 	Token  uint64            `json:"token,omitempty"`
 	Puts   map[string]string `json:"puts,omitempty"` // key -> value, for commits
 	Tag    string            `json:"tag,omitempty"`  // the holder recorded in the commit log
@@ -78,13 +83,16 @@ type Input struct {
 
 // Output is what an operation returned.
 type Output struct {
-	Token     uint64            `json:"token,omitempty"`
-	Seq       uint64            `json:"seq,omitempty"`
-	Highest   uint64            `json:"highest,omitempty"`
-	CommitID  string            `json:"commit_id,omitempty"`
-	Recovered bool              `json:"recovered,omitempty"`
-	Values    map[string]string `json:"values,omitempty"`   // reads: key -> value
-	Versions  map[string]string `json:"versions,omitempty"` // reads: key -> version object key
+	Token     uint64 `json:"token,omitempty"`
+	Seq       uint64 `json:"seq,omitempty"`
+	Highest   uint64 `json:"highest,omitempty"`
+	CommitID  string `json:"commit_id,omitempty"`
+	Recovered bool   `json:"recovered,omitempty"`
+	// PlainFailed: the commit landed, but some of its plain copies
+	// failed (objstore.ErrPlainCopy).
+	PlainFailed bool              `json:"plain_failed,omitempty"`
+	Values      map[string]string `json:"values,omitempty"`   // reads: key -> value
+	Versions    map[string]string `json:"versions,omitempty"` // reads: key -> version object key
 	// Fence is the outcome of the fence step of an acquire: OK, Fenced,
 	// Unknown, Fail, or empty when no token was obtained.
 	Fence string           `json:"fence,omitempty"`

@@ -19,6 +19,12 @@ const (
 	// PointAfterManifestPut: the manifest write succeeded; its reply has
 	// not been processed yet.
 	PointAfterManifestPut = "after-manifest-put"
+	// PointBeforePlainPut: a plain copy (Options.PlainCopies) was
+	// decided and its write is about to be sent.
+	PointBeforePlainPut = "before-plain-put"
+	// PointAfterPlainPut: a plain copy's write applied; its reply has not
+	// been processed yet.
+	PointAfterPlainPut = "after-plain-put"
 )
 
 // Lease coordinators a writer can use.
@@ -48,6 +54,12 @@ const (
 	// BreakGCUnnamed is a garbage collector that deletes every version
 	// object the manifest does not name, pending ones included.
 	BreakGCUnnamed = "gc-unnamed"
+	// BreakPlainBlind drops If-Match and If-None-Match from plain-copy
+	// writes, so that a copy from an older commit can land over a newer
+	// one; a writer that was resumed from a pause before a plain write
+	// stops itself again right after it lands (so that a reader meets
+	// the older copy before the writer's own check repairs it).
+	BreakPlainBlind = "plain-blind"
 )
 
 // Writer configures one writer process.
@@ -88,6 +100,11 @@ type Writer struct {
 	// once, the PauseAfter-th time; the suite resumes it.
 	PauseAt    string `json:"pause_at,omitempty"`
 	PauseAfter int    `json:"pause_after,omitempty"`
+	// PauseClaim, when set, is a file that writers configured to pause
+	// race to create: only the first to reach its pause point and create
+	// it stops, so that the pause comes from whichever writer holds a
+	// lease first.
+	PauseClaim string `json:"pause_claim,omitempty"`
 
 	// ClockOffsetMillis and ClockRate skew the clock the writer's
 	// coordinator and session judge expiry with: offset + rate * elapsed.
@@ -108,6 +125,11 @@ type Writer struct {
 	// retried (with the error's Retry options), while it stays unknown.
 	Retries int `json:"retries,omitempty"`
 
+	// PlainCopies makes every commit also write its keys' plain copies
+	// (objstore.Options.PlainCopies). A commit that landed but whose
+	// plain copies failed (objstore.ErrPlainCopy) counts as landed.
+	PlainCopies bool `json:"plain_copies,omitempty"`
+
 	// Break selects a deliberately broken variant (negative control).
 	Break string `json:"break,omitempty"`
 }
@@ -127,6 +149,11 @@ type Reader struct {
 	// PauseMillis is the pause between two reads of one client.
 	PauseMillis     int64 `json:"pause_ms"`
 	OpTimeoutMillis int64 `json:"op_timeout_ms"`
+	// Plain makes each client also read the plain copy of one of Keys
+	// after each snapshot read, with a plain GET, as a client that does
+	// not speak fence would.
+	Plain bool     `json:"plain,omitempty"`
+	Keys  []string `json:"keys,omitempty"`
 }
 
 // GC configures the garbage collector process: one client that runs
