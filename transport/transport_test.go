@@ -72,7 +72,10 @@ func TestFirstByte(t *testing.T) {
 		time.Sleep(time.Second)
 	}))
 	defer srv.Close()
-	if _, err := short.Client().Get(srv.URL); err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
+	// Idle well above FirstByte, so that on a loaded machine the idle
+	// deadline cannot fire first (as it did once with both at 300 ms).
+	slowHeaders := transport.Timeouts{Connect: time.Second, FirstByte: 300 * time.Millisecond, Idle: 10 * time.Second}
+	if _, err := slowHeaders.Client().Get(srv.URL); err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
 		t.Fatalf("slow answer: %v, want a first-byte timeout", err)
 	}
 	if got := (transport.Timeouts{FirstByte: time.Minute, Idle: time.Second}).WithDefaults(); got.Idle != time.Minute {
