@@ -105,7 +105,7 @@ func TestHolderStopsWhenTheSessionEnds(t *testing.T) {
 func TestHolderCommitEndsWithTheSession(t *testing.T) {
 	ctx := t.Context()
 	mem := faulty.New(memstore.New())
-	store := objstore.New(mem, nil)
+	store := objstore.New(mem, &objstore.Options{InlineMax: -1}) // so that the value is uploaded
 	h := newHolder(t, coord.New(refusesRenewal{bucketlease.New(mem, nil)}), store)
 	if _, err := h.Put(ctx, "warm", strings.NewReader("x"), 1); err != nil {
 		t.Fatal(err)

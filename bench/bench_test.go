@@ -88,7 +88,7 @@ func checkReport(t *testing.T, rep Report, memoryMeasured bool) {
 		}
 		// The targets are for its own sizes and counts; tiny
 		// shares only these with it.
-		wantTarget := row.ID == "put/1KiB" || row.ID == "get/1KiB" || row.ID == "lease/acquire"
+		wantTarget := row.ID == "put/1KiB" || row.ID == "get/1KiB" || row.ID == "get/1KiB/cold" || row.ID == "lease/acquire" || row.ID == "lease/takeover"
 		if (row.Target != nil) != wantTarget {
 			t.Errorf("%s: target %+v, want one: %v", row.ID, row.Target, wantTarget)
 		}
@@ -349,16 +349,18 @@ func TestJudge(t *testing.T) {
 		text string // "" for no target
 		met  bool
 	}{
-		{Row{ID: "put/1KiB", Ratio: 2.2, Fenced: Stats{N: 1}}, "<= 2.2x", true},
-		{Row{ID: "put/1KiB", Ratio: 2.3, Fenced: Stats{N: 1}}, "<= 2.2x", false},
+		{Row{ID: "put/1KiB", Ratio: 1.3, Fenced: Stats{N: 1}}, "<= 1.3x", true},
+		{Row{ID: "put/1KiB", Ratio: 1.4, Fenced: Stats{N: 1}}, "<= 1.3x", false},
 		{Row{ID: "put/1KiB", Fenced: Stats{N: 1}}, "", false}, // no baseline
 		{Row{ID: "put/1KiB", Ratio: 1, Error: "x", Fenced: Stats{N: 1}}, "", false},
 		{Row{ID: "put/2KiB", Ratio: 1, Fenced: Stats{N: 1}}, "", false},
-		{Row{ID: "domains/64", Ratio: 0.8, Fenced: Stats{N: 1}}, ">= 0.8x", true},
-		{Row{ID: "livekeys/10000", Ratio: 2.9, Baseline: liveKeysBaseline(10), Fenced: Stats{N: 1}}, "<= 3.0x", true},
-		{Row{ID: "livekeys/10000", Ratio: 2.9, Baseline: liveKeysBaseline(5), Fenced: Stats{N: 1}}, "", false},
-		{Row{ID: "memory/put/1GiB", Fenced: Stats{N: 1, PeakRSS: 128 * MiB}}, "<= 128 MiB", true},
-		{Row{ID: "memory/get/1GiB", Fenced: Stats{N: 1, PeakRSS: 129 * MiB}}, "<= 128 MiB", false},
+		{Row{ID: "commit/100x1KiB", Ratio: 0.25, Fenced: Stats{N: 1}}, "<= 0.3x", true},
+		{Row{ID: "domains/64", Ratio: 0.9, Fenced: Stats{N: 1}}, ">= 0.9x", true},
+		{Row{ID: "domains/64", Ratio: 0.8, Fenced: Stats{N: 1}}, ">= 0.9x", false},
+		{Row{ID: "livekeys/10000", Ratio: 1.1, Baseline: liveKeysBaseline(10), Fenced: Stats{N: 1}}, "<= 1.2x", true},
+		{Row{ID: "livekeys/10000", Ratio: 1.1, Baseline: liveKeysBaseline(5), Fenced: Stats{N: 1}}, "", false},
+		{Row{ID: "memory/put/1GiB", Fenced: Stats{N: 1, PeakRSS: 64 * MiB}}, "<= 64 MiB", true},
+		{Row{ID: "memory/get/1GiB", Fenced: Stats{N: 1, PeakRSS: 65 * MiB}}, "<= 64 MiB", false},
 	} {
 		row := tc.row
 		judge(&row)

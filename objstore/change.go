@@ -58,6 +58,11 @@ type Version struct {
 	SHA256    string    `json:"sha256"`
 	Token     uint64    `json:"token"`
 	Committed time.Time `json:"committed"`
+	// Inline is true when the bytes are kept in the manifest itself
+	// (Options.InlineMax): Object then names the version object they
+	// would move to, which does not exist yet.
+	Inline bool `json:"inline,omitempty"`
+	data   []byte
 }
 
 // CommitResult describes an applied commit.

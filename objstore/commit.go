@@ -265,7 +265,9 @@ func (c *commit) result(m *format.Manifest, e format.LogEntry, recovered bool) C
 	out := CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
 	for _, ch := range c.puts {
 		if en, ok := c.entries[ch.Key]; ok && e.AttemptID() == c.attempt {
-			out.Versions = append(out.Versions, Version{Key: ch.Key, Object: en.Version, Size: en.Size, SHA256: en.SHA256, Token: en.Token, Committed: e.Time})
+			v := versionOf(ch.Key, en)
+			v.Committed = e.Time
+			out.Versions = append(out.Versions, v)
 		} else if en, ok, _ := m.Overlay(ch.Key); ok && strings.HasSuffix(en.Version, "-"+e.AttemptID()) {
 			// Landed by an earlier attempt, and still current.
 			out.Versions = append(out.Versions, versionOf(ch.Key, en))

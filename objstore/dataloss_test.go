@@ -19,14 +19,14 @@ import (
 func TestMissingVersionIsDataLoss(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	res, err := objstore.New(mem, nil).Put(ctx, "d", "k", 1, strings.NewReader("bytes"), 5)
+	res, err := objstore.New(mem, versionsOnly).Put(ctx, "d", "k", 1, strings.NewReader("bytes"), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := mem.Delete(ctx, res.Versions[0].Object); err != nil {
 		t.Fatal(err)
 	}
-	s := objstore.New(mem, nil) // nothing cached
+	s := objstore.New(mem, versionsOnly) // nothing cached
 	for name, read := range map[string]func() error{
 		"Get":     func() error { _, err := s.Get(ctx, "d", "k"); return err },
 		"ReadAll": func() error { _, _, err := s.ReadAll(ctx, "d", "k"); return err },
@@ -62,12 +62,12 @@ func TestMissingVersionIsDataLoss(t *testing.T) {
 func TestCollectedVersionOfOldSnapshotIsNotDataLoss(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	w := objstore.New(mem, nil)
+	w := objstore.New(mem, versionsOnly)
 	old, err := w.Put(ctx, "d", "k", 1, strings.NewReader("old"), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := objstore.New(mem, nil)
+	r := objstore.New(mem, versionsOnly)
 	sn, err := r.Snapshot(ctx, "d")
 	if err != nil {
 		t.Fatal(err)
@@ -89,13 +89,13 @@ func TestCollectedVersionOfOldSnapshotIsNotDataLoss(t *testing.T) {
 func TestCorruptManifestNamesNextStep(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	if _, err := objstore.New(mem, nil).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+	if _, err := objstore.New(mem, versionsOnly).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := mem.Put(ctx, "d/_fence/manifest.json", strings.NewReader("{"), 1, driver.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := objstore.New(mem, nil).ReadAll(ctx, "d", "k")
+	_, _, err := objstore.New(mem, versionsOnly).ReadAll(ctx, "d", "k")
 	if !errors.Is(err, objstore.ErrCorruptManifest) || !strings.Contains(err.Error(), `"d/_fence/manifest.json"`) || !strings.Contains(err.Error(), "restore the object from a backup") {
 		t.Fatalf("err = %v, want the object and the next step named", err)
 	}

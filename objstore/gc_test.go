@@ -31,7 +31,7 @@ func TestCollect(t *testing.T) {
 	mem := memstore.New()
 	now := time.Now()
 	clock := func() time.Time { return now }
-	s := objstore.New(mem, &objstore.Options{Now: clock})
+	s := objstore.New(mem, &objstore.Options{Now: clock, InlineMax: -1})
 	put := func(key string, token uint64) objstore.CommitResult {
 		c, err := s.Put(ctx, "d", key, token, strings.NewReader(key), -1)
 		if err != nil {

@@ -29,7 +29,7 @@ func TestProbeNamesRefusedWrite(t *testing.T) {
 		t.Run(class.Error(), func(t *testing.T) {
 			fb := faulty.New(memstore.New())
 			fb.Add(faulty.Always(faulty.OpPut, "", faulty.Fault{Err: refusal(class)}))
-			s := objstore.New(fb, nil)
+			s := objstore.New(fb, versionsOnly)
 			_, err := s.Put(context.Background(), "d", "k", 1, strings.NewReader("x"), 1)
 			switch {
 			case !errors.Is(err, class) || !errors.Is(err, objstore.ErrPermanent):
@@ -52,7 +52,7 @@ func TestPermanentErrorsAreNotRetried(t *testing.T) {
 	ctx := context.Background()
 	t.Run("upload", func(t *testing.T) {
 		fb := faulty.New(memstore.New())
-		s := objstore.New(fb, nil)
+		s := objstore.New(fb, versionsOnly)
 		if _, err := s.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
 			t.Fatal(err)
 		}
@@ -73,12 +73,12 @@ func TestPermanentErrorsAreNotRetried(t *testing.T) {
 	})
 	t.Run("manifest read", func(t *testing.T) {
 		fb := faulty.New(memstore.New())
-		if _, err := objstore.New(fb, nil).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+		if _, err := objstore.New(fb, versionsOnly).Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
 			t.Fatal(err)
 		}
 		fb.Add(faulty.Always(faulty.OpGet, format.ManifestKey("d"), faulty.Fault{Err: refusal(driver.ErrPermission)}))
 		gets := fb.Calls(faulty.OpGet)
-		_, _, err := objstore.New(fb, nil).ReadAll(ctx, "d", "k")
+		_, _, err := objstore.New(fb, versionsOnly).ReadAll(ctx, "d", "k")
 		if !errors.Is(err, driver.ErrPermission) {
 			t.Fatalf("err = %v, want ErrPermission", err)
 		}

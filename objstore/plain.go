@@ -196,13 +196,16 @@ func (u *plainCopy) Decide(ctx context.Context, cur plainState) (cas.Write, bool
 	if cur.seq >= u.t.seq {
 		return cas.Write{}, true, nil // from this commit or a newer one
 	}
-	rc, _, err := u.s.b.Get(ctx, u.v.Object, driver.GetOptions{})
-	if err != nil {
-		return cas.Write{}, true, fmt.Errorf("objstore: plain copy %q: read version %q: %w", u.key, u.v.Object, err)
-	}
 	// The body is verified as it is sent: a version whose bytes do not
 	// match the manifest fails the copy rather than publish them.
-	body := &Reader{Version: u.v, rc: rc, h: sha256.New()}
+	body := inlineReader(u.v)
+	if !u.v.Inline {
+		rc, _, err := u.s.b.Get(ctx, u.v.Object, driver.GetOptions{})
+		if err != nil {
+			return cas.Write{}, true, fmt.Errorf("objstore: plain copy %q: read version %q: %w", u.key, u.v.Object, err)
+		}
+		body = &Reader{Version: u.v, rc: rc, h: sha256.New()}
+	}
 	return cas.Write{Body: body, Size: u.v.Size, Metadata: u.t.metadata()}, false, nil
 }
 

@@ -69,9 +69,10 @@ func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 		}
 	}
 	// 4 probe puts once, then per commit: the domain's first manifest (a
-	// fence) + its floor marker + 1 version + 1 manifest, or 2.
-	if got := fb.Calls(faulty.OpPut); got != 4+4+2+2 {
-		t.Fatalf("%d puts, want %d (probe once, then 2, or 4 for the first commit, per commit)", got, 4+4+2+2)
+	// fence) + its floor marker + 1 manifest carrying the value inline,
+	// or 1.
+	if got := fb.Calls(faulty.OpPut); got != 4+3+1+1 {
+		t.Fatalf("%d puts, want %d (probe once, then 1, or 3 for the first commit, per commit)", got, 4+3+1+1)
 	}
 	for _, k := range mem.Keys() {
 		if strings.HasPrefix(k, "_fence/probe/") {

@@ -58,6 +58,11 @@ func (p *publication) Decide(ctx context.Context, m *format.Manifest) (cas.Write
 		entry.Attempt = c.attempt
 	}
 	next := base.Next(c.domain, c.token, entry, c.entries, c.deletes, s.opts.LogLimit)
+	if s.spillNeeded(next) {
+		if err := c.spill(ctx, next); err != nil {
+			return cas.Write{}, true, c.fail(err)
+		}
+	}
 	if next.NeedsFold() {
 		folded, err := c.fold(ctx, next)
 		if err != nil {

@@ -117,6 +117,9 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.Inline {
+		return inlineReader(v), nil
+	}
 	cache := sn.s.versions
 	if data, ok := cache.get(v.Object); ok {
 		return &Reader{Version: v, rc: io.NopCloser(bytes.NewReader(data)), h: sha256.New()}, nil

@@ -32,6 +32,14 @@ func (sn *Snapshot) NewRangeReader(ctx context.Context, key string, offset, leng
 	if length >= 0 && length < n {
 		n = length
 	}
+	if v.Inline {
+		// Small: verify the whole value, then cut the range.
+		data, err := io.ReadAll(inlineReader(v))
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(data[offset : offset+n])), nil
+	}
 	if data, ok := sn.s.versions.get(v.Object); ok { // verified when cached
 		return io.NopCloser(bytes.NewReader(data[offset : offset+n])), nil
 	}

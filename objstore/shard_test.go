@@ -105,34 +105,43 @@ func TestShardedDomainMatchesModel(t *testing.T) {
 }
 
 // TestLargeDomainCommitCost: once a domain is kept in shards, a small
-// commit writes the version and the manifest only, and the manifest stays
-// small, whatever the number of keys.
+// commit writes the manifest only (its value inline), or with inline
+// values off the version and the manifest, and the manifest stays small,
+// whatever the number of keys.
 func TestLargeDomainCommitCost(t *testing.T) {
-	ctx := context.Background()
-	mem := memstore.New()
-	fb := faulty.New(mem)
-	s := objstore.New(fb, nil)
-	var changes []objstore.Change
-	for i := range 10000 {
-		changes = append(changes, objstore.PutBytes(fmt.Sprintf("k%05d", i), []byte("x")))
-	}
-	if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
-		t.Fatal(err)
-	}
-	puts := fb.Calls(faulty.OpPut)
-	if _, err := s.Put(ctx, "d", "hot", 1, strings.NewReader("1"), 1); err != nil {
-		t.Fatal(err)
-	}
-	if n := fb.Calls(faulty.OpPut) - puts; n != 2 {
-		t.Fatalf("small commit on a 10,000-key domain made %d puts, want 2", n)
-	}
-	rc, info, err := mem.Get(ctx, format.ManifestKey("d"), driver.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc.Close()
-	if info.Size > 16<<10 {
-		t.Fatalf("manifest of a 10,000-key domain is %d bytes", info.Size)
+	for _, tc := range []struct {
+		name string
+		opts *objstore.Options
+		puts int64
+	}{{"inline", nil, 1}, {"versions", versionsOnly, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := memstore.New()
+			fb := faulty.New(mem)
+			s := objstore.New(fb, tc.opts)
+			var changes []objstore.Change
+			for i := range 10000 {
+				changes = append(changes, objstore.PutBytes(fmt.Sprintf("k%05d", i), []byte("x")))
+			}
+			if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
+				t.Fatal(err)
+			}
+			puts := fb.Calls(faulty.OpPut)
+			if _, err := s.Put(ctx, "d", "hot", 1, strings.NewReader("1"), 1); err != nil {
+				t.Fatal(err)
+			}
+			if n := fb.Calls(faulty.OpPut) - puts; n != tc.puts {
+				t.Fatalf("small commit on a 10,000-key domain made %d puts, want %d", n, tc.puts)
+			}
+			rc, info, err := mem.Get(ctx, format.ManifestKey("d"), driver.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+			if info.Size > 16<<10 {
+				t.Fatalf("manifest of a 10,000-key domain is %d bytes", info.Size)
+			}
+		})
 	}
 }
 
@@ -143,7 +152,7 @@ func TestLargeDomainCommitCost(t *testing.T) {
 func TestV1ManifestMigrates(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	s := objstore.New(mem, nil)
+	s := objstore.New(mem, versionsOnly)
 	model := map[string]string{}
 	var changes []objstore.Change
 	for i := range 200 {
@@ -174,7 +183,7 @@ func TestV1ManifestMigrates(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.Corrupt(format.ManifestKey("d"), data)
-	old := objstore.New(mem, nil)
+	old := objstore.New(mem, versionsOnly)
 	checkDomain(t, old, "d", model)
 	// The next commit folds it.
 	if _, err := old.Put(ctx, "d", "k400", 1, strings.NewReader("k400"), 4); err != nil {

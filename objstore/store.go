@@ -66,6 +66,17 @@ type Options struct {
 	// docs/design.md, "Plain copies". It needs a backend that keeps
 	// object metadata (driver.Capabilities).
 	PlainCopies bool
+	// InlineMax is the largest value, in bytes, that a commit keeps in
+	// the manifest itself instead of a version object of its own, so
+	// that a commit of small values is one conditional write and a cold
+	// read of a small key one GET. Default 4096; negative turns inline
+	// values off. See docs/manifest.md, "Inline values".
+	InlineMax int64
+	// InlineBudget bounds the bytes of inline values one manifest holds:
+	// a commit that would pass it first moves the oldest inline values
+	// to their version objects, until half the budget is left. It keeps
+	// the manifest, which every commit rewrites, small. Default 256 KiB.
+	InlineBudget int64
 }
 
 // New returns a Store over b. opts may be nil.
@@ -88,6 +99,15 @@ func New(b driver.Backend, opts *Options) *Store {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case o.InlineMax == 0:
+		o.InlineMax = 4096
+	case o.InlineMax < 0:
+		o.InlineMax = -1
+	}
+	if o.InlineBudget <= 0 {
+		o.InlineBudget = 256 << 10
 	}
 	switch {
 	case o.VersionCacheBytes == 0:

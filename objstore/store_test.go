@@ -14,39 +14,53 @@ import (
 	"github.com/fencedstore/fence/rules"
 )
 
+// versionsOnly is a Store's options with inline values off, for tests of
+// the version objects themselves.
+var versionsOnly = &objstore.Options{InlineMax: -1}
+
 // TestCommitRoundTrips: once a Store has seen a domain's manifest, a commit
-// costs two round trips, the version upload and the manifest write; a
-// manifest changed by another writer costs one read more, not an error.
+// of a small value costs one round trip, the manifest write that carries
+// it inline; with inline values off, two, the version upload and the
+// manifest write. A manifest changed by another writer costs one read
+// more, not an error.
 func TestCommitRoundTrips(t *testing.T) {
-	ctx := context.Background()
-	mem := faulty.New(memstore.New())
-	a := objstore.New(mem, nil)
-	b := objstore.New(mem, nil)
-	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a1"), 2); err != nil {
-		t.Fatal(err)
-	}
-	gets, puts := mem.Calls(faulty.OpGet), mem.Calls(faulty.OpPut)
-	if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a2"), 2); err != nil {
-		t.Fatal(err)
-	}
-	if g, p := mem.Calls(faulty.OpGet)-gets, mem.Calls(faulty.OpPut)-puts; g != 0 || p != 2 {
-		t.Fatalf("warm commit made %d gets and %d puts, want 0 and 2", g, p)
-	}
-	if _, err := b.Put(ctx, "d", "k", 2, strings.NewReader("b"), 1); err != nil {
-		t.Fatal(err)
-	}
-	// a's cached manifest is stale: its write fails with 412, it re-reads
-	// and finds itself fenced.
-	_, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a3"), 2)
-	if !errors.Is(err, objstore.ErrFenced) {
-		t.Fatalf("stale cached manifest: err = %v, want fenced", err)
-	}
-	if _, err := a.Put(ctx, "d", "k", 2, strings.NewReader("a4"), 2); err != nil {
-		t.Fatalf("equal token after refresh: %v", err)
-	}
-	got, _, err := b.ReadAll(ctx, "d", "k")
-	if err != nil || string(got) != "a4" {
-		t.Fatalf("read = %q, %v", got, err)
+	for _, tc := range []struct {
+		name string
+		opts *objstore.Options
+		puts int64
+	}{{"inline", nil, 1}, {"versions", versionsOnly, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := faulty.New(memstore.New())
+			a := objstore.New(mem, tc.opts)
+			b := objstore.New(mem, tc.opts)
+			if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a1"), 2); err != nil {
+				t.Fatal(err)
+			}
+			gets, puts := mem.Calls(faulty.OpGet), mem.Calls(faulty.OpPut)
+			if _, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a2"), 2); err != nil {
+				t.Fatal(err)
+			}
+			if g, p := mem.Calls(faulty.OpGet)-gets, mem.Calls(faulty.OpPut)-puts; g != 0 || p != tc.puts {
+				t.Fatalf("warm commit made %d gets and %d puts, want 0 and %d", g, p, tc.puts)
+			}
+			if _, err := b.Put(ctx, "d", "k", 2, strings.NewReader("b"), 1); err != nil {
+				t.Fatal(err)
+			}
+			// a's cached manifest is stale: its write fails with 412, it
+			// re-reads and finds itself fenced.
+			_, err := a.Put(ctx, "d", "k", 1, strings.NewReader("a3"), 2)
+			if !errors.Is(err, objstore.ErrFenced) {
+				t.Fatalf("stale cached manifest: err = %v, want fenced", err)
+			}
+			if _, err := a.Put(ctx, "d", "k", 2, strings.NewReader("a4"), 2); err != nil {
+				t.Fatalf("equal token after refresh: %v", err)
+			}
+			got, _, err := b.ReadAll(ctx, "d", "k")
+			if err != nil || string(got) != "a4" {
+				t.Fatalf("read = %q, %v", got, err)
+			}
+		})
 	}
 }
 
@@ -83,49 +97,63 @@ func TestFirstCommitRaceIsNotCorruption(t *testing.T) {
 	}
 }
 
-// TestReadRoundTrips: a warm read of a small key revalidates the manifest
-// (one conditional GET that transfers nothing) and serves the immutable
-// version from memory; a changed manifest is fetched again.
+// TestReadRoundTrips: a cold read of a small inline key is one GET, the
+// manifest's; a warm read revalidates the manifest (one conditional GET
+// that transfers nothing). With inline values off, a cold read is two
+// GETs (manifest, version) and a warm one serves the immutable version
+// from memory; a changed manifest is fetched again.
 func TestReadRoundTrips(t *testing.T) {
-	ctx := context.Background()
-	mem := memstore.New()
-	fb := faulty.New(mem)
-	w := objstore.New(fb, nil)
-	r := objstore.New(fb, nil)
-	if _, err := w.Put(ctx, "d", "k", 1, strings.NewReader("one"), 3); err != nil {
-		t.Fatal(err)
-	}
-	read := func(want string) int64 {
-		t.Helper()
-		before := fb.Calls(faulty.OpGet)
-		got, _, err := r.ReadAll(ctx, "d", "k")
-		if err != nil || string(got) != want {
-			t.Fatalf("read = %q, %v; want %q", got, err, want)
-		}
-		return fb.Calls(faulty.OpGet) - before
-	}
-	if n := read("one"); n != 2 {
-		t.Fatalf("cold read made %d GETs, want 2 (manifest, version)", n)
-	}
-	if n := read("one"); n != 1 {
-		t.Fatalf("warm read made %d GETs, want 1 (manifest revalidation)", n)
-	}
-	if _, err := w.Put(ctx, "d", "k", 1, strings.NewReader("two"), 3); err != nil {
-		t.Fatal(err)
-	}
-	if n := read("two"); n != 2 {
-		t.Fatalf("read after a commit made %d GETs, want 2", n)
-	}
-	// Tampering with a cached version is invisible to this reader (its
-	// bytes were verified when first read) but not to a fresh one.
-	m, _ := format.ReadManifest(ctx, w.Backend(), "d")
-	mem.Corrupt(m.Keys["k"].Version, []byte("evil"))
-	if n := read("two"); n != 1 {
-		t.Fatalf("warm read made %d GETs", n)
-	}
-	fresh := objstore.New(mem, nil)
-	if _, _, err := fresh.ReadAll(ctx, "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
-		t.Fatalf("fresh read of a tampered version: %v, want ErrIntegrity", err)
+	for _, tc := range []struct {
+		name              string
+		opts              *objstore.Options
+		cold, warm, after int64
+	}{{"inline", nil, 1, 1, 1}, {"versions", versionsOnly, 2, 1, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := memstore.New()
+			fb := faulty.New(mem)
+			w := objstore.New(fb, tc.opts)
+			r := objstore.New(fb, tc.opts)
+			if _, err := w.Put(ctx, "d", "k", 1, strings.NewReader("one"), 3); err != nil {
+				t.Fatal(err)
+			}
+			read := func(want string) int64 {
+				t.Helper()
+				before := fb.Calls(faulty.OpGet)
+				got, _, err := r.ReadAll(ctx, "d", "k")
+				if err != nil || string(got) != want {
+					t.Fatalf("read = %q, %v; want %q", got, err, want)
+				}
+				return fb.Calls(faulty.OpGet) - before
+			}
+			if n := read("one"); n != tc.cold {
+				t.Fatalf("cold read made %d GETs, want %d", n, tc.cold)
+			}
+			if n := read("one"); n != tc.warm {
+				t.Fatalf("warm read made %d GETs, want %d (manifest revalidation)", n, tc.warm)
+			}
+			if _, err := w.Put(ctx, "d", "k", 1, strings.NewReader("two"), 3); err != nil {
+				t.Fatal(err)
+			}
+			if n := read("two"); n != tc.after {
+				t.Fatalf("read after a commit made %d GETs, want %d", n, tc.after)
+			}
+			if tc.opts == nil {
+				return
+			}
+			// Tampering with a cached version is invisible to this reader
+			// (its bytes were verified when first read) but not to a
+			// fresh one.
+			m, _ := format.ReadManifest(ctx, w.Backend(), "d")
+			mem.Corrupt(m.Keys["k"].Version, []byte("evil"))
+			if n := read("two"); n != 1 {
+				t.Fatalf("warm read made %d GETs", n)
+			}
+			fresh := objstore.New(mem, tc.opts)
+			if _, _, err := fresh.ReadAll(ctx, "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
+				t.Fatalf("fresh read of a tampered version: %v, want ErrIntegrity", err)
+			}
+		})
 	}
 }
 

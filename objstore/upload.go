@@ -18,9 +18,10 @@ import (
 )
 
 // upload writes every put of c to its write-once version object, in
-// parallel, and records size and SHA-256 in c.entries. A failed upload
-// fails the commit with nothing published: versions are invisible until
-// the manifest names them.
+// parallel, or keeps it inline when it is small (see inline), and records
+// size and SHA-256 in c.entries. A failed upload fails the commit with
+// nothing published: versions are invisible until the manifest names
+// them.
 func (c *commit) upload(ctx context.Context) error {
 	if err := c.checkKeys(); err != nil {
 		return err
@@ -30,6 +31,17 @@ func (c *commit) upload(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.s.opts.UploadParallelism)
 	for _, ch := range c.puts {
+		e, ch, ok, err := c.inline(ch)
+		if err != nil {
+			g.Go(func() error { return err })
+			break
+		}
+		if ok {
+			mu.Lock()
+			c.entries[ch.Key] = e
+			mu.Unlock()
+			continue
+		}
 		g.Go(func() error {
 			e, err := c.uploadOne(gctx, ch)
 			if err != nil {

@@ -13,7 +13,9 @@ import (
 func TestGetMissingVersion(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d")
-	c.want(0, "x", "put", "d", "k", "-", "--token", tok(t1))
+	// Larger than a value kept inline in the manifest, so that it has a
+	// version object to lose.
+	c.want(0, strings.Repeat("x", 5000), "put", "d", "k", "-", "--token", tok(t1))
 	versions, err := filepath.Glob(filepath.Join(strings.TrimPrefix(c.store, "file://"), "d.d", "d._fence", "d.v", "f.k%40*"))
 	if err != nil || len(versions) != 1 {
 		t.Fatalf("version files %v, %v; want one", versions, err)

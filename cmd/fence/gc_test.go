@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -10,9 +11,12 @@ import (
 func TestGC(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice")
-	c.want(0, "one", "put", "d", "k", "-", "--token", tok(t1))
-	c.want(0, "two", "put", "d", "k", "-", "--token", tok(t1))
-	c.want(0, "three", "put", "d", "k", "-", "--token", tok(t1))
+	// Values larger than those kept inline in the manifest, so that
+	// each has a version object.
+	big := func(s string) string { return s + strings.Repeat(".", 5000) }
+	c.want(0, big("one"), "put", "d", "k", "-", "--token", tok(t1))
+	c.want(0, big("two"), "put", "d", "k", "-", "--token", tok(t1))
+	c.want(0, big("three"), "put", "d", "k", "-", "--token", tok(t1))
 
 	var res struct{ Scanned, Live, Deleted, Kept int }
 	r := c.want(0, "", "gc", "d", "--json")
@@ -29,7 +33,7 @@ func TestGC(t *testing.T) {
 	if res.Deleted != 2 || res.Live != 1 {
 		t.Fatalf("gc --grace 0s: %+v, want 2 deleted, 1 live", res)
 	}
-	if r := c.want(0, "", "get", "d", "k"); r.stdout != "three" {
+	if r := c.want(0, "", "get", "d", "k"); r.stdout != big("three") {
 		t.Fatalf("get after gc = %q", r.stdout)
 	}
 	c.want(1, "", "gc", "nothing-here")

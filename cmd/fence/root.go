@@ -28,6 +28,7 @@ const (
 	envToken     = "FENCE_TOKEN"
 	envSkipProbe = "FENCE_UNSAFE_SKIP_PROBE"
 	envPlain     = "FENCE_PLAIN_COPIES"
+	envInlineMax = "FENCE_INLINE_MAX"
 )
 
 // app holds the global flags and the process's standard streams.
@@ -48,6 +49,7 @@ type app struct {
 	quiet     bool
 	skipProbe bool
 	plain     bool
+	inlineMax int64
 	timeout   time.Duration
 	warned    bool // the --unsafe-skip-probe warning was printed
 	cancels   []context.CancelFunc
@@ -141,6 +143,7 @@ Exit codes:
 	pf.BoolVar(&a.json, "json", false, "print data as JSON, and errors as one line {\"error\": ..., \"code\": N} on stderr")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only the command's data and errors: no progress, no summary lines such as put's 'committed ...'")
 	pf.DurationVar(&a.timeout, "timeout", 0, "give up on the whole command after this `duration` (0: no limit; each request to a server is bounded on its own)")
+	pf.Int64Var(&a.inlineMax, "inline-max", 4096, "keep values of at most this many `bytes` in the manifest itself, so that a commit of small values is one write and a read of one a single GET (env "+envInlineMax+"); 0 gives every value an object of its own, which builds that read manifest format v1 and v2 only need")
 	pf.BoolVar(&a.plain, "plain-copies", false, "also write each committed key to DOMAIN/KEY, fenced, where any S3 client can read it (env "+envPlain+"=1)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
 	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
@@ -220,7 +223,12 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 		_ = config.CloseCoordinator(c)
 		return nil, nil, nil, err
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain})
+	inline, err := a.inlineLimit(cmd)
+	if err != nil {
+		_ = config.CloseCoordinator(c)
+		return nil, nil, nil, err
+	}
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain, InlineMax: inline})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
 	if !acc.coord {
 		return store, nil, closeAll, nil
@@ -258,6 +266,20 @@ func (a *app) plainCopies(cmd *cobra.Command) (bool, error) {
 		return false, usage("%s=%q: want 1 or 0", envPlain, v)
 	}
 	return plain, nil
+}
+
+// inlineLimit resolves --inline-max and FENCE_INLINE_MAX into
+// objstore.Options.InlineMax: 0 turns inline values off.
+func (a *app) inlineLimit(cmd *cobra.Command) (int64, error) {
+	v := a.resolve(cmd, "inline-max", envInlineMax)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, usage("--inline-max (%s) %q: want a number of bytes, 0 or more", envInlineMax, v)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
 }
 
 // warnUnsafe prints, once, the warning of --unsafe-skip-probe.

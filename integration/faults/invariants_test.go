@@ -314,7 +314,9 @@ func checkI6(recs map[string]*domainRecord, dels map[string]map[string]deletion)
 				continue
 			}
 			for _, e := range w.m.Keys {
-				if e.Version != "" && !named[e.Version] {
+				// An inline value's version object exists only once a
+				// commit has moved the value out of the manifest.
+				if e.Version != "" && !e.Inline && !named[e.Version] {
 					named[e.Version] = true
 					if rec.versions[e.Version] == 0 {
 						vs = append(vs, violation{"I6", fmt.Sprintf("%s: manifest seq %d names version %q, which does not exist", d, w.m.Seq, e.Version)})

@@ -401,11 +401,13 @@ var kinds = []*kind{
 		name: "control-gc-unnamed", control: spec.BreakGCUnnamed,
 		// The collector deletes every version the manifest does not
 		// name, pending ones too; writers wait 150 ms between uploading
-		// their versions and writing the manifest, so it meets them.
+		// their versions (none inline) and writing the manifest, so it
+		// meets them.
 		mustCatch: []string{"I9", "I4"},
 		faultTTLs: 2.5,
 		writers: func(_ *run, _ int, w *spec.Writer) {
 			w.DelayBeforeManifestMillis = 150
+			w.InlineMax = -1 // pending versions are what it deletes
 		},
 		inject: func(*run) error { return nil },
 		bit: func(rep *report) (bool, string) {

@@ -258,6 +258,17 @@ func (r *run) writerConfigs() []spec.Writer {
 			// unknown after it applied, and retries it.
 			w.UnknownEvery = 8
 		}
+		switch i {
+		case 0, 3:
+			// One writer of each SDK writes every value to a version
+			// object of its own; the others keep theirs inline in the
+			// manifest, and writers 2 and 5 with a budget so small that
+			// most commits move older inline values out to their
+			// version objects.
+			w.InlineMax = -1
+		case 2, 5:
+			w.InlineBudget = 96
+		}
 		if r.p.kind.writers != nil {
 			r.p.kind.writers(r, i, &w)
 		}

@@ -13,12 +13,17 @@ import (
 )
 
 // Manifest format tags. A reader that meets any other tag refuses the
-// manifest rather than guess. A manifest is written as v1 while its domain
-// has no shards, so builds that read only v1 keep working on small
-// domains; it becomes v2 once its keys are folded into shards.
+// manifest rather than guess. A manifest is written with the oldest tag
+// whose readers can read it whole: v1 while its domain has no shards and
+// no inline values, so builds that read only v1 keep working on small
+// domains; v2 once its keys are folded into shards; v3 while it holds
+// inline values (small values kept in the manifest itself, with or
+// without shards), which builds that read only v1 and v2 refuse instead
+// of looking for version objects that were never written.
 const (
 	ManifestV1 = "fence.manifest/v1"
 	ManifestV2 = "fence.manifest/v2"
+	ManifestV3 = "fence.manifest/v3"
 )
 
 // MaxManifestSize bounds how much of a manifest or shard object is read.
@@ -57,6 +62,34 @@ type Entry struct {
 	// Deleted marks a tombstone in a v2 manifest's overlay: the key was
 	// deleted by the commit at Token. Version, Size and SHA256 are empty.
 	Deleted bool `json:"deleted,omitempty"`
+	// Inline marks a value kept in the manifest itself (format v3): Data
+	// holds its Size bytes (base64 in JSON), and Version names the object
+	// that will hold them if a later commit moves them out of the
+	// manifest; until then that object does not exist. Only a manifest's
+	// overlay holds inline values, never a shard.
+	Inline bool   `json:"inline,omitempty"`
+	Data   []byte `json:"data,omitempty"`
+}
+
+// InlineBytes returns the bytes of the inline values m holds.
+func (m *Manifest) InlineBytes() int64 {
+	var n int64
+	for _, e := range m.Keys {
+		if e.Inline {
+			n += e.Size
+		}
+	}
+	return n
+}
+
+// HasInline reports whether m holds any inline value.
+func (m *Manifest) HasInline() bool {
+	for _, e := range m.Keys {
+		if e.Inline {
+			return true
+		}
+	}
+	return false
 }
 
 // LogEntry records one commit.
@@ -193,11 +226,15 @@ func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[st
 }
 
 // Encode returns m's canonical encoding: compact JSON, one line, format
-// v1 when m has no shards and v2 otherwise. It sets m.Format.
+// v3 when m holds inline values, else v1 when it has no shards and v2
+// otherwise. It sets m.Format.
 func Encode(m *Manifest) ([]byte, error) {
-	if len(m.Shards) == 0 {
+	switch {
+	case m.HasInline():
+		m.Format = ManifestV3
+	case len(m.Shards) == 0:
 		m.Format = ManifestV1
-	} else {
+	default:
 		m.Format = ManifestV2
 	}
 	data, err := json.Marshal(m)
@@ -225,8 +262,8 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, bad("not a JSON manifest", err)
 	}
-	if probe.Format != ManifestV1 && probe.Format != ManifestV2 {
-		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q and %q)", probe.Format, ManifestV1, ManifestV2), nil)
+	if probe.Format != ManifestV1 && probe.Format != ManifestV2 && probe.Format != ManifestV3 {
+		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q, %q and %q)", probe.Format, ManifestV1, ManifestV2, ManifestV3), nil)
 	}
 	m := new(Manifest)
 	if err := json.Unmarshal(data, m); err != nil {
@@ -256,6 +293,9 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 	for k, e := range m.Keys {
 		if e.Deleted && len(m.Shards) == 0 {
 			return nil, bad(fmt.Sprintf("key %q is a tombstone in a manifest without shards", k), nil)
+		}
+		if e.Inline && m.Format != ManifestV3 {
+			return nil, bad(fmt.Sprintf("key %q has an inline value in a %s manifest (inline values need %s)", k, m.Format, ManifestV3), nil)
 		}
 		if reason, err := checkEntry(domain, m.Highest, k, e); reason != "" {
 			return nil, bad(reason, err)
@@ -288,10 +328,16 @@ func checkEntry(domain string, highest uint64, k string, e Entry) (string, error
 		return fmt.Sprintf("key %q: token %d is outside 1..highest_token %d", k, e.Token, highest), nil
 	}
 	if e.Deleted {
-		if e.Version != "" || e.Size != 0 || e.SHA256 != "" {
+		if e.Version != "" || e.Size != 0 || e.SHA256 != "" || e.Inline || len(e.Data) > 0 {
 			return fmt.Sprintf("key %q: a tombstone names a version", k), nil
 		}
 		return "", nil
+	}
+	switch {
+	case e.Inline && int64(len(e.Data)) != e.Size:
+		return fmt.Sprintf("key %q: inline value has %d bytes, size %d", k, len(e.Data), e.Size), nil
+	case !e.Inline && len(e.Data) > 0:
+		return fmt.Sprintf("key %q: data without inline", k), nil
 	}
 	d, vk, tok, _, err := ParseVersionKey(e.Version)
 	if err != nil {

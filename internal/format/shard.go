@@ -202,6 +202,9 @@ func DecodeShard(m *Manifest, ref ShardRef, data []byte) (*Shard, error) {
 		if e.Deleted {
 			return nil, bad(fmt.Sprintf("key %q is a tombstone", k), nil)
 		}
+		if e.Inline {
+			return nil, bad(fmt.Sprintf("key %q has an inline value (only a manifest holds them)", k), nil)
+		}
 		if !strings.HasPrefix(KeyBits(k), d.Prefix) {
 			return nil, bad(fmt.Sprintf("key %q does not belong to prefix %q", k, d.Prefix), nil)
 		}

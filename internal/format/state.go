@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"sort"
 
@@ -79,6 +80,9 @@ func (s State) Live(ctx context.Context) (map[string]Entry, error) {
 // result has an empty overlay; s.M is not modified.
 func (s State) Fold(ctx context.Context, write ShardWriter) (*Manifest, error) {
 	m := s.M
+	if m.HasInline() {
+		return nil, fmt.Errorf("fold manifest of %q: its overlay holds inline values, which shards never do: move them to their version objects first", m.Domain)
+	}
 	refs := m.Shards
 	if len(refs) == 0 {
 		refs = []ShardRef{{Prefix: ""}} // one virtual, empty shard

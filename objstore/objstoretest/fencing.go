@@ -20,7 +20,33 @@ import (
 // RunStore runs the fencing conformance suite: objstore.Store over the
 // backends newBackend returns. Each subtest gets a fresh backend; the suite
 // injects faults by wrapping it, so it runs unchanged on every backend.
+// Every case runs twice: with the Store's defaults, so that its small
+// values are kept inline in the manifest, and under VersionsOnly with
+// inline values off, so that every value is a version object of its own.
 func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
+	runStore(t, newBackend, 0)
+	t.Run("VersionsOnly", func(t *testing.T) { runStore(t, newBackend, -1) })
+}
+
+// inlineMax is the Options.InlineMax of the stores the running cases
+// make (newStore): RunStore runs one mode at a time.
+var inlineMax int64
+
+// newStore returns a Store over b with opts (nil: defaults) in the
+// running mode.
+func newStore(b driver.Backend, opts *objstore.Options) *objstore.Store {
+	var o objstore.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.InlineMax == 0 {
+		o.InlineMax = inlineMax
+	}
+	return objstore.New(b, &o)
+}
+
+func runStore(t *testing.T, newBackend func(t *testing.T) driver.Backend, inline int64) {
+	inlineMax = inline
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, s *objstore.Store, f *faulty.Backend)
@@ -66,11 +92,15 @@ func RunStore(t *testing.T, newBackend func(t *testing.T) driver.Backend) {
 		{"ListPages", testListPages},
 		{"PlainCopyStaleHolder", testPlainCopyStaleHolder},
 		{"PlainCopySameBytesRace", testPlainCopySameBytesRace},
+		{"InlineValues", testInlineValues},
+		{"InlineSpilled", testInlineSpilled},
+		{"InlineFold", testInlineFold},
+		{"GCBesideSpill", testGCBesideSpill},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := faulty.New(newBackend(t))
-			s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: 1000})
+			s := newStore(f, &objstore.Options{Holder: "suite", LogLimit: 1000})
 			c.fn(t, s, f)
 		})
 	}
@@ -293,7 +323,7 @@ func countID(m *format.Manifest, id string) int {
 // be reported as applied, never as fenced.
 func testReplyReplacedBy503(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
-	other := objstore.New(f.Unwrap(), nil)
+	other := newStore(f.Unwrap(), nil)
 	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errInjected, Then: func() {
 		if _, err := other.Fence(context.Background(), "d", 3); err != nil {
 			t.Errorf("competing fence: %v", err)
@@ -341,8 +371,8 @@ func testReplyReplacedBy412(t *testing.T, s *objstore.Store, f *faulty.Backend) 
 // found, but it may have landed: the outcome is unknown, never fenced.
 func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	const logLimit = 4
-	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
-	other := objstore.New(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimit})
+	s := newStore(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
+	other := newStore(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
 	f.Add(manifestPut("d", faulty.Fault{ErrAfter: errRetried412, Then: func() {
 		for i := range logLimit + 2 {
@@ -367,8 +397,8 @@ func testReplyReplacedBy412LogMovedOn(t *testing.T, _ *objstore.Store, f *faulty
 // rather than ending unknown as a data commit must.
 func testFenceRetriedAfterLogMovedOn(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	const logLimit = 4
-	s := objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
-	old := objstore.New(f.Unwrap(), &objstore.Options{Holder: "old", LogLimit: logLimit})
+	s := newStore(f, &objstore.Options{Holder: "suite", LogLimit: logLimit})
+	old := newStore(f.Unwrap(), &objstore.Options{Holder: "old", LogLimit: logLimit})
 	commitPut(t, s, "d", "k", 1, "before")
 	f.Add(faulty.Rule{Op: faulty.OpPut, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
 		for i := range logLimit + 2 {
@@ -445,7 +475,7 @@ func testPausedMidCommit(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 		done <- err
 	}()
 	<-paused
-	b := objstore.New(f.Unwrap(), nil)
+	b := newStore(f.Unwrap(), nil)
 	if _, err := b.Fence(tctx(t), "d", 42); err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +536,7 @@ func testMissingManifest(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	}
 	// A store that saw the manifest, and a fresh one that did not, both
 	// refuse to treat the domain as new.
-	fresh := objstore.New(f.Unwrap(), nil)
+	fresh := newStore(f.Unwrap(), nil)
 	for name, st := range map[string]*objstore.Store{"same store": s, "fresh store": fresh} {
 		_, err := st.Put(tctx(t), "d", "k", 43, strings.NewReader("after loss"), -1)
 		if !errors.Is(err, objstore.ErrCorruptManifest) {
@@ -549,7 +579,7 @@ func testAtomicMultiKey(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 		done <- err
 	}()
 	<-paused
-	if _, err := objstore.New(f.Unwrap(), nil).Fence(tctx(t), "d", 2); err != nil {
+	if _, err := newStore(f.Unwrap(), nil).Fence(tctx(t), "d", 2); err != nil {
 		t.Fatal(err)
 	}
 	close(gate)
@@ -621,10 +651,7 @@ func testDelete(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 
 func testIntegrity(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	c := commitPut(t, s, "d", "k", 1, "genuine")
-	obj := c.Versions[0].Object
-	if _, err := f.Unwrap().Put(tctx(t), obj, strings.NewReader("tampered"), 8, driver.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	tamper(t, f.Unwrap(), "d", c.Versions[0], "tampere")
 	if _, _, err := s.ReadAll(tctx(t), "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
 		t.Fatalf("read of a tampered version: err = %v, want ErrIntegrity", err)
 	}
@@ -724,7 +751,7 @@ func testLargeDomainRacing(t *testing.T, s *objstore.Store, _ *faulty.Backend) {
 		}()
 	}
 	wg.Wait()
-	fresh := objstore.New(s.Backend(), nil)
+	fresh := newStore(s.Backend(), nil)
 	sn, err := fresh.Snapshot(tctx(t), "big")
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func plainStore(t *testing.T, b *faulty.Backend) *objstore.Store {
 	if !driver.CapabilitiesOf(b).Metadata {
 		t.Skip("the backend keeps no object metadata: no plain copies")
 	}
-	return objstore.New(b, &objstore.Options{Holder: "suite", PlainCopies: true})
+	return newStore(b, &objstore.Options{Holder: "suite", PlainCopies: true})
 }
 
 // plainSeq returns the plain object's bytes and the commit seq its

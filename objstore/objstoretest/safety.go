@@ -30,7 +30,7 @@ func onceBefore(domain string, fn func()) faulty.Rule {
 // as a gc process beside the writers would.
 func collect(t *testing.T, f *faulty.Backend, domain string, now func() time.Time) {
 	t.Helper()
-	gc := objstore.New(f.Unwrap(), &objstore.Options{Holder: "gc", Now: now})
+	gc := newStore(f.Unwrap(), &objstore.Options{Holder: "gc", Now: now})
 	if _, err := gc.Collect(context.Background(), domain, 0); err != nil {
 		t.Errorf("collect beside the writer: %v", err)
 	}
@@ -51,7 +51,7 @@ func testGCClockAhead(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	ahead := func() time.Time { return time.Now().Add(2 * time.Hour) }
 	f.Add(onceBefore("d", func() {
-		gc := objstore.New(f.Unwrap(), &objstore.Options{Holder: "gc", Now: ahead})
+		gc := newStore(f.Unwrap(), &objstore.Options{Holder: "gc", Now: ahead})
 		if _, err := gc.Collect(context.Background(), "d", time.Hour); err != nil {
 			t.Errorf("collect: %v", err)
 		}
@@ -152,7 +152,7 @@ func testConflictAfterLandedWrite(t *testing.T, _ *objstore.Store, f *faulty.Bac
 func testRetryDecidesNotLanded(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	commitPut(t, s, "d", "k", 1, "before")
 	ue := unknownCommit(t, s, f, "d", 2, "mine")
-	other := objstore.New(f.Unwrap(), &objstore.Options{Holder: "other"})
+	other := newStore(f.Unwrap(), &objstore.Options{Holder: "other"})
 	commitMany(t, other, "d", 2) // the log still holds every commit since
 	c, err := s.Commit(tctx(t), "d", 2, []objstore.Change{objstore.PutBytes("k", []byte("mine"))}, ue.Retry())
 	if err != nil || c.Recovered {
@@ -202,7 +202,7 @@ func testLostManifestFailsClosed(t *testing.T, s *objstore.Store, f *faulty.Back
 	if err := f.Unwrap().Delete(tctx(t), format.ManifestKey("d")); err != nil {
 		t.Fatal(err)
 	}
-	fresh := objstore.New(f.Unwrap(), nil)
+	fresh := newStore(f.Unwrap(), nil)
 	// The same Store may refuse token 1 from its cache; token 7 makes it
 	// write, and find the manifest gone.
 	for name, st := range map[string]*objstore.Store{"same store": s, "fresh store": fresh} {
@@ -239,7 +239,7 @@ func testManifestWentBack(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 // holder still commits afterwards.
 func testTokenNeverIssued(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	iss := &counterIssuer{last: map[string]uint64{"d": 3}}
-	s := objstore.New(f, &objstore.Options{Holder: "suite", Issuer: iss})
+	s := newStore(f, &objstore.Options{Holder: "suite", Issuer: iss})
 	commitPut(t, s, "d", "k", 3, "real")
 	before := listAll(t, f.Unwrap())
 	for _, tok := range []uint64{4, 1000, objstore.MaxToken} {

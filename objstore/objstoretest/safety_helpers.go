@@ -24,8 +24,8 @@ const logLimitSmall = 4
 // "other" Store that writes to the backend directly, both keeping a log of
 // logLimitSmall commits.
 func smallLog(f *faulty.Backend) (s, other *objstore.Store) {
-	s = objstore.New(f, &objstore.Options{Holder: "suite", LogLimit: logLimitSmall})
-	other = objstore.New(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
+	s = newStore(f, &objstore.Options{Holder: "suite", LogLimit: logLimitSmall})
+	other = newStore(f.Unwrap(), &objstore.Options{Holder: "other", LogLimit: logLimitSmall})
 	return s, other
 }
 
@@ -81,7 +81,7 @@ func unknownCommit(t *testing.T, s *objstore.Store, f *faulty.Backend, domain st
 // missing object cannot hide behind one.
 func readFresh(t *testing.T, f *faulty.Backend, domain, key, want string) {
 	t.Helper()
-	mustRead(t, objstore.New(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1}), domain, key, want)
+	mustRead(t, newStore(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1}), domain, key, want)
 }
 
 // rawManifest returns the bytes of domain's manifest as stored.

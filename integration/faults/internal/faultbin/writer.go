@@ -51,7 +51,10 @@ func runWriter(cfg spec.Writer) error {
 	}
 	// Only the token the coordinator issued last may raise a domain's
 	// highest token or create the domain.
-	store := objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co)), PlainCopies: cfg.PlainCopies})
+	store := objstore.New(fb, &objstore.Options{
+		Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co)), PlainCopies: cfg.PlainCopies,
+		InlineMax: cfg.InlineMax, InlineBudget: cfg.InlineBudget,
+	})
 	rec := &recordingDriver{Driver: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor}
 	wr := &writer{
 		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,

@@ -125,6 +125,12 @@ type Writer struct {
 	// retried (with the error's Retry options), while it stays unknown.
 	Retries int `json:"retries,omitempty"`
 
+	// InlineMax and InlineBudget are the store's objstore.Options of the
+	// same names: 0 is the default (small values inline), InlineMax -1
+	// makes every value a version object of its own.
+	InlineMax    int64 `json:"inline_max,omitempty"`
+	InlineBudget int64 `json:"inline_budget,omitempty"`
+
 	// PlainCopies makes every commit also write its keys' plain copies
 	// (objstore.Options.PlainCopies). A commit that landed but whose
 	// plain copies failed (objstore.ErrPlainCopy) counts as landed.
