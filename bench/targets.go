@@ -40,13 +40,13 @@ type target struct {
 }
 
 func maxRatio(limit float64) target {
-	return target{fmt.Sprintf("<= %.1fx", limit), func(r Row) (bool, bool) {
+	return target{fmt.Sprintf("<= %gx", limit), func(r Row) (bool, bool) {
 		return r.Ratio <= limit, r.Ratio > 0
 	}}
 }
 
 func minRatio(limit float64) target {
-	return target{fmt.Sprintf(">= %.1fx", limit), func(r Row) (bool, bool) {
+	return target{fmt.Sprintf(">= %gx", limit), func(r Row) (bool, bool) {
 		return r.Ratio >= limit, r.Ratio > 0
 	}}
 }
