@@ -42,7 +42,10 @@ func FuzzParseURL(f *testing.F) {
 			if userinfoOf(raw) != "" && strings.Contains(err.Error(), strconv.Quote(raw)) {
 				t.Fatalf("ParseURL(%q) error quotes the URL with its user info: %v", raw, err)
 			}
-			if pw := passwordOf(raw); pw != "" && strings.Contains(err.Error(), pw) {
+			// (Unless quoting the redacted URL makes the password's
+			// characters by itself: a NUL quoted is \x00, which with
+			// the digits after it spells a password of zeros.)
+			if pw := passwordOf(raw); pw != "" && strings.Contains(err.Error(), pw) && !strings.Contains(strconv.Quote(r), pw) {
 				t.Fatalf("ParseURL(%q) error shows the password %q: %v", raw, pw, err)
 			}
 			return

@@ -79,8 +79,11 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 		}
 	}
 	m, etag, err := s.cachedManifest(ctx, domain)
-	if err == nil && m != nil && c.uncertain {
-		// A retry decides on the current manifest, not a cached one.
+	if err == nil && m != nil && (c.uncertain || c.large()) {
+		// A retry decides on the current manifest, not a cached one; so
+		// does a commit with a large upload (a conditional GET that
+		// usually answers 304), so that a holder fenced since the cached
+		// manifest learns it before it uploads the bytes, not after.
 		m, etag, err = s.loadManifest(ctx, domain)
 	}
 	if err != nil {
@@ -118,6 +121,21 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 		return CommitResult{}, c.fail(err)
 	}
 	return c.publish(ctx, m, etag)
+}
+
+// largeUpload is the body size past which a commit revalidates its
+// cached manifest before uploading.
+const largeUpload = 8 << 20
+
+// large reports whether c uploads a body of more than largeUpload bytes,
+// or of unknown size.
+func (c *commit) large() bool {
+	for _, ch := range c.puts {
+		if ch.Size < 0 || ch.Size > largeUpload {
+			return true
+		}
+	}
+	return false
 }
 
 // errRetry is the reason a retry starts uncertain: the first attempt's

@@ -12,12 +12,22 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/klauspost/readahead"
+
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Reads need no lease and no token: they read the manifest, then the
 // version it names, and verify size and SHA-256.
+
+// A version of more than readAheadMin bytes is read ahead of its reader by
+// readAheadBuffers buffers of readAheadSize bytes (4 MiB in flight).
+const (
+	readAheadMin     = 1 << 20
+	readAheadBuffers = 4
+	readAheadSize    = 1 << 20
+)
 
 // Snapshot is one manifest of a domain, pinned: every read through it sees
 // the same commit, whatever is committed meanwhile.
@@ -128,6 +138,20 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if err != nil {
 		return nil, sn.readFailed(ctx, v, err)
 	}
+	if v.Size > readAheadMin {
+		// A goroutine reads the next megabytes from the network while
+		// the reader's goroutine hashes what it returns, so that the
+		// verification overlaps the transfer instead of following it.
+		ra, err := readahead.NewReadCloserSize(rc, readAheadBuffers, readAheadSize)
+		if err != nil { // only for invalid sizes
+			rc.Close()
+			return nil, fmt.Errorf("objstore: read %q: %w", key, err)
+		}
+		// Close closes the body first: the read-ahead goroutine may be
+		// blocked reading it, and the read-ahead's Close waits for it.
+		r := &Reader{Version: v, rc: ra, raw: rc, h: sha256.New()}
+		return r, nil
+	}
 	r := &Reader{Version: v, rc: rc, h: sha256.New()}
 	if cache.fits(v.Size) {
 		// Keep the bytes once they are read to the end and verified.
@@ -205,6 +229,7 @@ func (s *Store) Highest(ctx context.Context, domain string) (uint64, error) {
 type Reader struct {
 	Version Version
 	rc      io.ReadCloser
+	raw     io.Closer // the backend's body under a read-ahead rc, or nil
 	h       hash.Hash
 	n       int64
 	err     error
@@ -250,4 +275,9 @@ func (r *Reader) integrity(what string) error {
 }
 
 // Close releases the underlying object reader.
-func (r *Reader) Close() error { return r.rc.Close() }
+func (r *Reader) Close() error {
+	if r.raw != nil {
+		r.raw.Close()
+	}
+	return r.rc.Close()
+}

@@ -3,6 +3,7 @@ package objstore_test
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -188,4 +189,39 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 			t.Fatalf("read %s = %q, %v; want %q", k, got, err, want)
 		}
 	}
+}
+
+// TestStaleWriterFailsBeforeUploading: a holder whose cached manifest is
+// stale (another holder has fenced the domain since) learns that it is
+// fenced before it uploads a large body, from one conditional manifest
+// read, and uploads nothing; a small commit still trusts the cache (its
+// one conditional write is the check).
+func TestStaleWriterFailsBeforeUploading(t *testing.T) {
+	ctx := context.Background()
+	mem := faulty.New(memstore.New())
+	old := objstore.New(mem, nil)
+	if _, err := old.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := objstore.New(mem, nil).Fence(ctx, "d", 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{9 << 20, -1} {
+		puts := mem.Calls(faulty.OpPut)
+		body := io.LimitReader(zeros{}, 9<<20)
+		_, err := old.Put(ctx, "d", "big", 1, body, size)
+		if !errors.Is(err, objstore.ErrFenced) {
+			t.Fatalf("size %d: stale writer's large put: %v, want fenced", size, err)
+		}
+		if n := mem.Calls(faulty.OpPut) - puts; n != 0 {
+			t.Fatalf("size %d: the fenced writer made %d puts before learning it was fenced", size, n)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -297,6 +297,10 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 		if e.Inline && m.Format != ManifestV3 {
 			return nil, bad(fmt.Sprintf("key %q has an inline value in a %s manifest (inline values need %s)", k, m.Format, ManifestV3), nil)
 		}
+		if len(e.Data) == 0 && e.Data != nil {
+			e.Data = nil // "data": "" reads as empty, as an omitted field does
+			m.Keys[k] = e
+		}
 		if reason, err := checkEntry(domain, m.Highest, k, e); reason != "" {
 			return nil, bad(reason, err)
 		}
