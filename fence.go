@@ -15,6 +15,7 @@ package fence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,10 +67,14 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 
 // Acquire takes domain's lease from c and fences the domain at store:
 //
-//  1. it reads the store's highest accepted token for domain and passes it
-//     to the coordinator as the floor, so that a coordinator whose records
-//     were wiped still issues a token above every token the store has seen;
-//  2. it takes the lease (Coordinator.TakeLease, waiting if opts.Wait);
+//  1. it reads the store's highest accepted token for domain, the floor,
+//     while it takes the lease (Coordinator.TakeLease): the new token must
+//     be above it, and if it is not (a coordinator whose records were
+//     wiped issues tokens again from where its records restart) Acquire
+//     takes the lease again with the floor, so that the token is above
+//     every token the store has seen;
+//  2. if another holder's lease is live and opts.Wait, it waits for it
+//     (TakeLease with the floor), then reads the floor again;
 //  3. unless opts.NoFence, it raises the domain's highest token to the new
 //     token with a data-less commit, so the previous holder's late writes
 //     are rejected from this moment, even before the new holder writes
@@ -109,15 +114,53 @@ func Acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 	return coord.NewSession(ctx, c, l, &so), nil
 }
 
-// acquire is steps 1 to 3.
+// acquire is steps 1 to 3, in two sequential round trips where it can:
+// the store's highest token (a manifest read, which also leaves the
+// manifest and its ETag in the Store's cache for the fence) is read while
+// the lease is taken, and the fence follows.
 func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, o AcquireOptions) (coord.Lease, error) {
-	floor, err := store.Highest(ctx, domain)
-	if err != nil {
-		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
+	take := &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Force: o.Force, Clock: o.Clock}
+	var (
+		floor uint64
+		ferr  error
+		read  = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		floor, ferr = store.Highest(ctx, domain)
+	}()
+	l, err := c.TakeLease(ctx, domain, take)
+	<-read
+	if ferr != nil {
+		if err == nil {
+			release(ctx, c, l)
+		}
+		return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, ferr)
 	}
-	l, err := c.TakeLease(ctx, domain, &coord.TakeOptions{Holder: o.Holder, TTL: o.TTL, Floor: floor, Wait: o.Wait, Force: o.Force, Clock: o.Clock})
-	if err != nil {
+	switch {
+	case err == nil:
+	case o.Wait && errors.Is(err, coord.ErrLeaseHeld):
+		// Held: wait for it, with the floor read. The manifest may move
+		// while we wait, so read the floor again once we have the lease.
+		take.Wait, take.Floor = true, floor
+		if l, err = c.TakeLease(ctx, domain, take); err != nil {
+			return coord.Lease{}, err
+		}
+		if floor, err = store.Highest(ctx, domain); err != nil {
+			release(ctx, c, l)
+			return coord.Lease{}, fmt.Errorf("fence: acquire %q: read the store's highest token: %w", domain, err)
+		}
+	default:
 		return coord.Lease{}, err
+	}
+	if l.Token <= floor {
+		// The coordinator is behind the store (its records were wiped):
+		// we hold the lease, so take it again, above the store's highest
+		// token. The token issued first is never used.
+		take.Wait, take.Floor = false, floor
+		if l, err = c.TakeLease(ctx, domain, take); err != nil {
+			return coord.Lease{}, err
+		}
 	}
 	if o.NoFence {
 		// Check the floor again: a coordinator wiped after our read may
@@ -132,8 +175,10 @@ func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 		}
 		return l, nil
 	}
-	// A fence is a commit without changes (Store.Fence), logged under
-	// the lease's holder.
+	// The token is the coordinator's own answer: the fence need not ask
+	// it again (objstore.Options.Issuer). A fence is a commit without
+	// changes (Store.Fence), logged under the lease's holder.
+	store.NoteIssued(domain, l.Token)
 	if _, err := store.Commit(ctx, domain, l.Token, nil, &objstore.CommitOptions{Holder: l.Holder}); err != nil {
 		release(ctx, c, l)
 		return coord.Lease{}, &TakeoverError{Domain: domain, Token: l.Token, Err: err}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,19 +101,35 @@ func TestAcquireRefusesUnsafeStoreBeforeWriting(t *testing.T) {
 	}
 }
 
-// The lease record is wiped between A's acquisition and A's fence, so B
-// acquires from the same floor and gets A's token. Only one of them may
-// get in: B fences first, so A's fence is refused and A's lease given back.
+// The lease record is wiped between A's acquisition and A's fence, after
+// A has read the store's floor, so B acquires from the same floor and
+// gets A's token. Only one of them may get in: B fences first, so A's
+// fence is refused as claimed and A's lease given back.
 func TestAcquireWipedMidTakeover(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
-	store := objstore.New(mem, nil)
+	fb := faulty.New(mem)
+	store := objstore.New(fb, nil)
 	if _, err := store.Put(ctx, "d", "k", 5, strings.NewReader("old"), -1); err != nil {
 		t.Fatal(err)
 	}
 	leases := coord.New(bucketlease.New(mem, nil))
+	// Bring the coordinator up to the store: token 6, released.
+	setup, err := fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "setup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setup.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A's floor read, which runs while A acquires, is done before the
+	// wipe.
+	floorRead := make(chan struct{})
+	var once sync.Once
+	fb.Add(faulty.Rule{Op: faulty.OpGet, Key: format.ManifestKey("d"), Every: true, Fault: faulty.Fault{Then: func() { once.Do(func() { close(floorRead) }) }}})
 	var lb coord.Lease
 	wipe := coordtest.WipeAfterAcquire(leases.Driver(), func() error {
+		<-floorRead
 		return mem.Delete(ctx, rules.SystemKey("d", bucketlease.RecordName))
 	}, func() {
 		sb, err := fence.Acquire(ctx, objstore.New(mem, nil), leases, "d", &fence.AcquireOptions{Holder: "B"})
@@ -122,14 +139,14 @@ func TestAcquireWipedMidTakeover(t *testing.T) {
 		}
 		lb = sb.Orphan()
 	})
-	_, err := fence.Acquire(ctx, store, coord.New(wipe), "d", &fence.AcquireOptions{Holder: "A"})
+	_, err = fence.Acquire(ctx, store, coord.New(wipe), "d", &fence.AcquireOptions{Holder: "A"})
 	var fe *objstore.FencedError
 	var te *fence.TakeoverError
-	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 6 || !errors.As(err, &te) || te.Token != 6 {
-		t.Fatalf("A's acquisition after B took the same token: %v; want refused, token 6 claimed", err)
+	if !errors.As(err, &fe) || fe.ClaimedBy == "" || fe.Token != 7 || !errors.As(err, &te) || te.Token != 7 {
+		t.Fatalf("A's acquisition after B took the same token: %v; want refused, token 7 claimed", err)
 	}
-	if lb.Token != 6 {
-		t.Fatalf("B's token %d, want 6 (the floor was read before the wipe)", lb.Token)
+	if lb.Token != 7 {
+		t.Fatalf("B's token %d, want 7 (the wiped coordinator resumed above the store's 6)", lb.Token)
 	}
 	if st, err := leases.State(ctx, "d"); err != nil || st.Holder != "B" {
 		t.Fatalf("lease state %+v, %v: A's failed takeover must leave B's lease alone", st, err)
@@ -175,5 +192,60 @@ func TestIssuerRefusesTokensNotIssued(t *testing.T) {
 	}
 	if _, err := store.Put(ctx, "d", "k", l1.Token, strings.NewReader("late A"), -1); !errors.Is(err, objstore.ErrFenced) {
 		t.Fatalf("A's put after B's: %v, want fenced", err)
+	}
+}
+
+// countingIssuer counts the issuer checks a Store makes.
+type countingIssuer struct {
+	objstore.TokenIssuer
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingIssuer) LastIssued(ctx context.Context, domain string) (uint64, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.TokenIssuer.LastIssued(ctx, domain)
+}
+
+// TestAcquireTwoRoundTrips: a takeover reads the store's highest token
+// while it takes the lease (the manifest read is held until the lease
+// record's write has arrived, which a sequential takeover never gets
+// past), and its fence, with the coordinator's own answer for the token,
+// asks the issuer nothing: two sequential round trips.
+func TestAcquireTwoRoundTrips(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	mem := memstore.New()
+	leases := coord.New(bucketlease.New(mem, nil))
+	iss := &countingIssuer{TokenIssuer: fence.Issuer(leases)}
+	fb := faulty.New(mem)
+	store := objstore.New(fb, &objstore.Options{Issuer: iss})
+	if _, err := fence.Acquire(ctx, store, leases, "d", &fence.AcquireOptions{Holder: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	iss.n = 0
+	leasing := make(chan struct{})
+	var once sync.Once
+	lease := faulty.Rule{Op: faulty.OpPut, Key: rules.SystemKey("d", bucketlease.RecordName), Every: true,
+		Func: func(context.Context, faulty.Call) faulty.Fault {
+			once.Do(func() { close(leasing) })
+			return faulty.Fault{}
+		}}
+	floor := faulty.Rule{Op: faulty.OpGet, Key: format.ManifestKey("d"), Func: func(context.Context, faulty.Call) faulty.Fault {
+		return faulty.Fault{Pause: leasing}
+	}}
+	leasesFB := coord.New(bucketlease.New(fb, nil))
+	fb.Add(lease, floor)
+	sess, err := fence.Acquire(ctx, store, leasesFB, "d", &fence.AcquireOptions{Holder: "second", Force: true})
+	if err != nil {
+		t.Fatalf("takeover: %v", err)
+	}
+	if iss.n != 0 {
+		t.Fatalf("the takeover's fence asked the issuer %d times, want 0 (the lease's token is the coordinator's answer)", iss.n)
+	}
+	if h, err := store.Highest(ctx, "d"); err != nil || h != sess.Lease().Token {
+		t.Fatalf("highest %d, %v; want the new token %d", h, err, sess.Lease().Token)
 	}
 }
