@@ -59,8 +59,8 @@ func (r *run) plainChecker() *hist.Client {
 // writing the plain copy of ev's key from the commit at ev's seq: it
 // waits (at most 3 TTLs) until a newer commit's copy of the key is in
 // place, taking the domain over and committing the key itself if no
-// writer did, reads the copy, resumes c, and reads the copy again and
-// again until c's commit has returned. c's write must be refused (its
+// writer did, reads the copy, stops every other writer, resumes c, and
+// reads the copy again and again until c's commit has returned. c's write must be refused (its
 // If-Match names the object it read, which is gone, and the object it
 // finds instead is newer), so every read sees the newer copy. The broken
 // variant (spec.BreakPlainBlind) lets the write land and stops c again
@@ -86,36 +86,75 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 	staged := newer()
 	pc := r.plainChecker()
 	plain.Read(pc, r.directBackend(), d, k, r.p.opTimeout)
+	// Hold every other writer while c's write is sent, so that no newer
+	// copy lands in between and hides what c's write did.
+	held := r.stopOthers(c)
+	heldAt := hist.Now()
 	resumed := hist.Now()
 	c.signal(syscall.SIGCONT)
-	// Read the copy back to back until the writer's commit has returned
-	// (its copies and its own check done), it stopped again (the broken
-	// variant), or 3 s passed: an older copy that lands, even for the
-	// moment before the writer's check rewrites it, is read.
+	// Read the copy back to back until c's commit has returned (its
+	// copies and its own check done), or c has stopped itself again
+	// right after its write landed (the broken variant: the event
+	// precedes the stop), or 3 s passed. The process's state right after
+	// SIGCONT can still read as stopped, so the second stop is known by
+	// its event, not by the state.
 	again := false
 	for i, end := 0, time.Now().Add(3*time.Second); time.Now().Before(end); i++ {
 		plain.Read(pc, r.directBackend(), d, k, r.p.opTimeout)
-		if c.stopped() {
+		if i%4 != 3 {
+			continue
+		}
+		r.live.refresh()
+		if ev, ok := r.live.lastPoint(c.name); ok && ev.Err == "pause "+spec.PointAfterPlainPut && ev.Call > resumed {
 			again = true
 			break
 		}
-		if i%10 == 9 {
-			r.live.refresh()
-			if r.live.returnedSince(c.name, resumed) {
-				break
-			}
+		if r.live.returnedSince(c.name, resumed) {
+			break
 		}
 	}
 	plain.Read(pc, r.directBackend(), d, k, r.p.opTimeout)
 	if again {
 		r.logf("%s stopped itself again, after its plain write of %s/%s", c.name, d, k)
+		// Its event comes just before its stop: resume it once stopped.
+		for end := time.Now().Add(time.Second); !c.stopped() && time.Now().Before(end); {
+			sleep(time.Millisecond)
+		}
 		c.signal(syscall.SIGCONT)
 	}
+	r.resumeOthers(held)
+	r.fault("sigstop", fmt.Sprintf("%d other writers while %s sent its plain copy", len(held), c.name), heldAt)
 	what := "plain-pause"
 	if staged {
 		what = "plain-older-copy"
 	}
 	r.fault(what, fmt.Sprintf("%s's copy of %s/%s from seq %d, sent after a newer one: %v", c.name, d, k, seq, staged), start)
+}
+
+// stopOthers stops, with SIGSTOP, every writer but c that is running, and
+// returns them; resumeOthers resumes them.
+func (r *run) stopOthers(c *child) []*child {
+	var held []*child
+	for _, o := range r.fleet.writers() {
+		if o == c || o.stopped() {
+			continue
+		}
+		r.mu.Lock()
+		r.stoppedByUs[o.pid()] = true
+		r.mu.Unlock()
+		o.signal(syscall.SIGSTOP)
+		held = append(held, o)
+	}
+	return held
+}
+
+func (r *run) resumeOthers(held []*child) {
+	for _, o := range held {
+		o.signal(syscall.SIGCONT)
+		r.mu.Lock()
+		delete(r.stoppedByUs, o.pid())
+		r.mu.Unlock()
+	}
 }
 
 // finalPlain is one key's plain copy after the final SyncPlain.
