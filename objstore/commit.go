@@ -79,11 +79,8 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 		}
 	}
 	m, etag, err := s.cachedManifest(ctx, domain)
-	if err == nil && m != nil && (c.uncertain || c.large()) {
-		// A retry decides on the current manifest, not a cached one; so
-		// does a commit with a large upload (a conditional GET that
-		// usually answers 304), so that a holder fenced since the cached
-		// manifest learns it before it uploads the bytes, not after.
+	if err == nil && m != nil && c.uncertain {
+		// A retry decides on the current manifest, not a cached one.
 		m, etag, err = s.loadManifest(ctx, domain)
 	}
 	if err != nil {
@@ -117,25 +114,20 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 			return res, err
 		}
 	}
-	if err := c.upload(ctx); err != nil {
+	c.stale = m != nil && !c.uncertain
+	err = c.upload(ctx)
+	if c.fresh != nil {
+		// Revalidated while uploading (see revalidate): a holder fenced
+		// since the cached manifest is told so, its upload cut short.
+		if res, err, done := c.decide(c.fresh); done {
+			return res, err
+		}
+		m, etag = c.fresh, c.freshETag
+	}
+	if err != nil {
 		return CommitResult{}, c.fail(err)
 	}
 	return c.publish(ctx, m, etag)
-}
-
-// largeUpload is the body size past which a commit revalidates its
-// cached manifest before uploading.
-const largeUpload = 8 << 20
-
-// large reports whether c uploads a body of more than largeUpload bytes,
-// or of unknown size.
-func (c *commit) large() bool {
-	for _, ch := range c.puts {
-		if ch.Size < 0 || ch.Size > largeUpload {
-			return true
-		}
-	}
-	return false
 }
 
 // errRetry is the reason a retry starts uncertain: the first attempt's
@@ -213,6 +205,12 @@ type commit struct {
 	// data commit: it claims no token, so another writer's manifest at
 	// the same token is as good as its own.
 	creating bool
+	// stale: the manifest the commit decided on came from the Store's
+	// cache, so a large upload revalidates it meanwhile; fresh and
+	// freshETag are what that read found (see revalidate).
+	stale     bool
+	fresh     *format.Manifest
+	freshETag string
 }
 
 func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }

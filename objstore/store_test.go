@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
@@ -193,28 +194,48 @@ func TestFirstCommitsRaceAtOneToken(t *testing.T) {
 
 // TestStaleWriterFailsBeforeUploading: a holder whose cached manifest is
 // stale (another holder has fenced the domain since) learns that it is
-// fenced before it uploads a large body, from one conditional manifest
-// read, and uploads nothing; a small commit still trusts the cache (its
-// one conditional write is the check).
+// fenced while it uploads a large body, from one conditional manifest
+// read beside the upload, which it cuts short: the version PUTs here
+// never finish on their own, so only that read ends them. A small
+// commit, and one of unknown size that turns out small, still trusts the
+// cache: no read at all (its one conditional write is the check).
 func TestStaleWriterFailsBeforeUploading(t *testing.T) {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	mem := faulty.New(memstore.New())
 	old := objstore.New(mem, nil)
 	if _, err := old.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := objstore.New(mem, nil).Fence(ctx, "d", 2); err != nil {
+	gets := mem.Calls(faulty.OpGet)
+	if _, err := old.Put(ctx, "d", "k", 1, strings.NewReader("small, size unknown"), -1); err != nil {
 		t.Fatal(err)
 	}
+	if n := mem.Calls(faulty.OpGet) - gets; n != 0 {
+		t.Fatalf("a small put of unknown size made %d gets, want 0", n)
+	}
+	if _, err := objstore.New(mem.Unwrap(), nil).Fence(ctx, "d", 2); err != nil {
+		t.Fatal(err)
+	}
+	mem.Add(faulty.Rule{
+		Op:    faulty.OpPut,
+		Match: func(c faulty.Call) bool { return strings.Contains(c.Key, "/_fence/v/") },
+		Every: true,
+		Func:  func(ctx context.Context, _ faulty.Call) faulty.Fault { return faulty.Fault{Pause: ctx.Done()} },
+	})
 	for _, size := range []int64{9 << 20, -1} {
-		puts := mem.Calls(faulty.OpPut)
 		body := io.LimitReader(zeros{}, 9<<20)
 		_, err := old.Put(ctx, "d", "big", 1, body, size)
 		if !errors.Is(err, objstore.ErrFenced) {
 			t.Fatalf("size %d: stale writer's large put: %v, want fenced", size, err)
 		}
-		if n := mem.Calls(faulty.OpPut) - puts; n != 0 {
-			t.Fatalf("size %d: the fenced writer made %d puts before learning it was fenced", size, n)
+		if ctx.Err() != nil {
+			t.Fatalf("size %d: the upload ran until the test's deadline", size)
+		}
+	}
+	for _, k := range mem.Unwrap().(*memstore.Backend).Keys() {
+		if strings.Contains(k, "/_fence/v/big@") {
+			t.Fatalf("the fenced writer stored version %q", k)
 		}
 	}
 }

@@ -28,7 +28,10 @@ func (c *commit) upload(ctx context.Context) error {
 	}
 	c.entries = make(map[string]format.Entry, len(c.puts))
 	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
+	uctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var revalidated <-chan struct{}
+	g, gctx := errgroup.WithContext(uctx)
 	g.SetLimit(c.s.opts.UploadParallelism)
 	for _, ch := range c.puts {
 		e, ch, ok, err := c.inline(ch)
@@ -42,6 +45,9 @@ func (c *commit) upload(ctx context.Context) error {
 			mu.Unlock()
 			continue
 		}
+		if revalidated == nil && c.stale && (ch.Size < 0 || ch.Size > largeUpload) {
+			revalidated = c.revalidate(ctx, cancel)
+		}
 		g.Go(func() error {
 			e, err := c.uploadOne(gctx, ch)
 			if err != nil {
@@ -53,7 +59,39 @@ func (c *commit) upload(ctx context.Context) error {
 			return nil
 		})
 	}
-	return g.Wait()
+	err := g.Wait()
+	if revalidated != nil {
+		<-revalidated
+	}
+	return err
+}
+
+// largeUpload is the body size past which (or a body of unknown size
+// that is not kept inline) a commit decided on a cached manifest
+// revalidates it while it uploads.
+const largeUpload = 8 << 20
+
+// revalidate reads the domain's manifest again (a conditional GET that
+// usually answers 304) beside the upload, and cancels the upload when it
+// shows c fenced, so that a holder fenced since its cached manifest does
+// not upload gigabytes before it learns it; the commit then decides on
+// what was read (c.fresh). The read costs no time on the write path: it
+// runs while the bytes are sent. The returned channel is closed when it
+// is done.
+func (c *commit) revalidate(ctx context.Context, cancel context.CancelCauseFunc) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m, etag, err := c.s.loadManifest(ctx, c.domain)
+		if err != nil || m == nil {
+			return // the manifest write will find out
+		}
+		c.fresh, c.freshETag = m, etag
+		if m.Highest > c.token {
+			cancel(fmt.Errorf("objstore: commit %s to %q: the domain was fenced at token %d during the upload", c.id, c.domain, m.Highest))
+		}
+	}()
+	return done
 }
 
 // checkKeys asks a backend that limits its keys (driver.KeyChecker)
