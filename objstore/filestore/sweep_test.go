@@ -36,6 +36,21 @@ func tempFiles(t *testing.T, dir string) []string {
 }
 
 // age sets the modification time of dir/.fence-tmp/name to two hours ago.
+// flocked reports whether another process holds a flock on path.
+func flocked(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
 func age(t *testing.T, dir, name string) {
 	t.Helper()
 	old := time.Now().Add(-2 * time.Hour)
@@ -116,6 +131,14 @@ func TestSweepSparesLiveWriterAndRemovesKilledOnes(t *testing.T) {
 	}
 	if len(names) != 1 || !strings.HasPrefix(names[0], "put-") {
 		t.Fatalf(".fence-tmp = %v, want one put- file", names)
+	}
+	// The Put creates its file, then flocks it; until it does, only the
+	// file's age protects it. Wait for the flock before ageing the file.
+	for deadline := time.Now().Add(30 * time.Second); !flocked(t, filepath.Join(dir, ".fence-tmp", names[0])); {
+		if time.Now().After(deadline) {
+			t.Fatal("the child's Put did not flock its temporary file within 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	age(t, dir, names[0])
 
