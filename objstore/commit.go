@@ -211,6 +211,9 @@ type commit struct {
 	stale     bool
 	fresh     *format.Manifest
 	freshETag string
+	// spilled holds the version objects this commit has written for
+	// inline values it moved out (see spill).
+	spilled map[string]bool
 }
 
 func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }

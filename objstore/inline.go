@@ -128,12 +128,25 @@ func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 	g.SetLimit(c.s.opts.UploadParallelism)
 	for _, x := range all {
 		g.Go(func() error {
-			if err := c.s.writeSpilled(gctx, x.key, x.e); err != nil {
-				return err
+			mu.Lock()
+			done := c.spilled[x.e.Version]
+			mu.Unlock()
+			// A value this commit already moved out, before a manifest
+			// write that lost (412), is not written again: it stayed
+			// named, inline, in every manifest since, so the collector
+			// kept its object.
+			if !done {
+				if err := c.s.writeSpilled(gctx, x.key, x.e); err != nil {
+					return err
+				}
 			}
 			e := x.e
 			e.Inline, e.Data = false, nil
 			mu.Lock()
+			if c.spilled == nil {
+				c.spilled = make(map[string]bool)
+			}
+			c.spilled[x.e.Version] = true
 			next.Keys[x.key] = e
 			mu.Unlock()
 			return nil
