@@ -123,23 +123,22 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error)
 	}
 	bo := new(backoff.Backoff)
 	for {
-		hr := &hashingReader{r: ch.Body, h: sha256.New()}
-		_, err := s.b.Put(ctx, vk, hr, ch.Size, driver.PutOptions{Mode: driver.Create{}})
+		dg, err := c.putVersion(ctx, vk, ch)
 		if err == nil {
-			if ch.Size >= 0 && hr.n != ch.Size {
-				return format.Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, hr.n, ch.Size)
+			if ch.Size >= 0 && dg.Size != ch.Size {
+				return format.Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, dg.Size, ch.Size)
 			}
-			return format.Entry{Version: vk, Size: hr.n, SHA256: hex.EncodeToString(hr.h.Sum(nil)), Token: c.token}, nil
+			return format.Entry{Version: vk, Size: dg.Size, SHA256: hex.EncodeToString(dg.SHA256[:]), Token: c.token}, nil
 		}
 		if errors.Is(err, driver.ErrPreconditionFailed) {
 			// The version exists. Its name is this attempt's alone, so it
 			// is our own upload, answered 412 on a retry by the SDK or a
 			// proxy after its first reply was lost. Accept it only if it
 			// holds our bytes.
-			if _, derr := io.Copy(io.Discard, hr); derr != nil {
-				return format.Entry{}, fmt.Errorf("objstore: upload %q: %w", ch.Key, derr)
+			if !dg.Known {
+				return format.Entry{}, fmt.Errorf("objstore: upload %q to %q: %w (and the body was not read whole, so it cannot be compared with the stored version)", ch.Key, vk, err)
 			}
-			return c.checkOwnUpload(ctx, ch.Key, vk, hr)
+			return c.checkOwnUpload(ctx, ch.Key, vk, dg)
 		}
 		if !transient(ctx, err) {
 			return format.Entry{}, fmt.Errorf("objstore: upload %q to %q: %w", ch.Key, vk, err)
@@ -158,9 +157,9 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error)
 }
 
 // checkOwnUpload checks that an existing version object holds exactly the
-// bytes hr has hashed.
-func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashingReader) (format.Entry, error) {
-	want := hex.EncodeToString(hr.h.Sum(nil))
+// bytes dg describes.
+func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, dg driver.Digest) (format.Entry, error) {
+	want := hex.EncodeToString(dg.SHA256[:])
 	rc, _, err := c.s.b.Get(ctx, vk, driver.GetOptions{})
 	if err != nil {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
@@ -171,10 +170,37 @@ func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, hr *hashing
 	if err != nil {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); n != hr.n || got != want {
+	if got := hex.EncodeToString(h.Sum(nil)); n != dg.Size || got != want {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q, whose name is this commit attempt's own, already exists with other bytes: the store answered 412 to a write it did not apply, or another writer used the same attempt id", key, vk)
 	}
 	return format.Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
+}
+
+// putVersion creates the version object vk with ch's body and returns the
+// body's length and SHA-256: from the backend, when it hashes what it
+// sends anyway (driver.HashingPutter), so the body is hashed once;
+// otherwise by hashing it on its way to the backend. With
+// driver.ErrPreconditionFailed the digest is that of the whole body, which
+// is then read to its end if the backend stopped short.
+func (c *commit) putVersion(ctx context.Context, vk string, ch Change) (driver.Digest, error) {
+	opts := driver.PutOptions{Mode: driver.Create{}}
+	if hp, ok := c.s.b.(driver.HashingPutter); ok {
+		_, dg, err := hp.PutHashed(ctx, vk, ch.Body, ch.Size, opts)
+		return dg, err
+	}
+	hr := &hashingReader{r: ch.Body, h: sha256.New()}
+	_, err := c.s.b.Put(ctx, vk, hr, ch.Size, opts)
+	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
+		return driver.Digest{}, err
+	}
+	if err != nil {
+		if _, derr := io.Copy(io.Discard, hr); derr != nil {
+			return driver.Digest{}, fmt.Errorf("%w (and reading the rest of the body failed: %v)", err, derr)
+		}
+	}
+	dg := driver.Digest{Known: true, Size: hr.n}
+	hr.h.Sum(dg.SHA256[:0])
+	return dg, err
 }
 
 // hashingReader hashes and counts what passes through it.

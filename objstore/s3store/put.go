@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 
@@ -19,33 +20,104 @@ import (
 )
 
 // Put writes the object if opts' precondition holds. A body of known size
-// up to the multipart threshold is sent with one PutObject; a larger one,
-// or one of unknown size (-1) that turns out longer than one part, with a
-// multipart upload whose CompleteMultipartUpload carries the precondition,
-// so the object appears whole and only if the precondition holds at that
-// moment. Put holds two parts (the one being sent and the next), or one
-// body of up to the threshold, in memory. If size is not -1 and body's length differs,
+// up to the multipart threshold is sent with one PutObject, and so is a
+// body that can be rewound (an io.ReadSeeker) of known size up to
+// SinglePutMax: hashed in a first pass, rewound and streamed, without a
+// buffer. A larger body, or one of unknown size that turns out longer
+// than one part, goes with a multipart upload whose
+// CompleteMultipartUpload carries the precondition, so the object appears
+// whole and only if the precondition holds at that moment. Put holds two
+// parts (the one being sent and the next), or one body of up to the
+// threshold, in memory. If size is not -1 and body's length differs,
 // nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	info, _, err := b.put(ctx, key, body, size, opts, false)
+	return info, err
+}
+
+// PutHashed is Put, and returns the body's SHA-256, which every request
+// is signed with: the single PutObject's payload hash, or (for a
+// multipart upload) a hash of the whole body computed beside the parts'.
+// It implements driver.HashingPutter.
+func (b *Backend) PutHashed(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+	return b.put(ctx, key, body, size, opts, true)
+}
+
+func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
 	if err := ctx.Err(); err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
+	}
+	if rs, ok := body.(io.ReadSeeker); ok && size > b.threshold && size <= b.singleMax {
+		return b.putStreamed(ctx, key, rs, size, opts)
 	}
 	p, err := s3part.Read(body, size, b.partSize, b.threshold)
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
 	}
 	if p.Single() {
-		return b.putSingle(ctx, key, p.Data(), opts)
+		data, sum := p.Data(), p.Sum()
+		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), sum, opts)
+		return info, readWhole(int64(len(data)), sum, err), err
 	}
-	return b.putMultipart(ctx, key, p, opts)
+	if hashWhole {
+		p.HashWhole()
+	}
+	info, total, err := b.putMultipart(ctx, key, p, opts)
+	if !hashWhole {
+		return info, driver.Digest{}, err
+	}
+	return info, readWhole(total, p.Sum(), err), err
 }
 
-func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
+// readWhole is the digest of a put that read the whole body, if err says
+// it did.
+func readWhole(size int64, sum [sha256.Size]byte, err error) driver.Digest {
+	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
+		return driver.Digest{}
+	}
+	return driver.Digest{Known: true, Size: size, SHA256: sum}
+}
+
+// putStreamed sends a body that can be rewound with one PutObject: it
+// hashes it (and checks its length) in a first pass, rewinds it, and
+// signs the request with that hash. Should the body change between the
+// passes, the store refuses the request (the signature's payload hash no
+// longer matches).
+func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+	start, err := body.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(body, size+1))
+	if err == nil && n != size {
+		if n > size {
+			err = fmt.Errorf("body is longer than the declared size %d", size)
+		} else {
+			err = fmt.Errorf("body has %d bytes, size says %d", n, size)
+		}
+	}
+	if err == nil {
+		_, err = body.Seek(start, io.SeekStart)
+	}
+	if err != nil {
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	info, err := b.putSingle(ctx, key, body, size, sum, opts)
+	return info, readWhole(size, sum, err), err
+}
+
+// putSingle sends body, of size bytes whose SHA-256 is sum, with one
+// PutObject signed with sum. body must be seekable: the SDK rewinds it
+// for a retry.
+func (b *Backend) putSingle(ctx context.Context, key string, body io.ReadSeeker, size int64, sum [sha256.Size]byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	in := &s3.PutObjectInput{
 		Bucket:        aws.String(b.bucket),
 		Key:           aws.String(b.objectKey(key)),
-		Body:          bytes.NewReader(data), // seekable: signed, and rewound on retries
-		ContentLength: aws.Int64(int64(len(data))),
+		Body:          body,
+		ContentLength: aws.Int64(size),
 		Metadata:      opts.Metadata,
 	}
 	in.IfMatch, in.IfNoneMatch = preconditions(opts.Mode)
@@ -58,11 +130,11 @@ func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts d
 			in.SSEKMSKeyId = aws.String(b.kmsKeyID)
 		}
 	}
-	out, err := b.client.PutObject(ctx, in, checksumsWhenRequired)
+	out, err := b.client.PutObject(ctx, in, checksumsWhenRequired, payloadHash(sum))
 	if err != nil {
 		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
-	return b.putInfo(key, int64(len(data)), out.ETag)
+	return b.putInfo(key, size, out.ETag)
 }
 
 func (b *Backend) putInfo(key string, size int64, etag *string) (driver.ObjectInfo, error) {
@@ -75,7 +147,7 @@ func (b *Backend) putInfo(key string, size int64, etag *string) (driver.ObjectIn
 // putMultipart uploads p's parts, one at a time, and completes the upload
 // with opts' precondition. On any failure it aborts the upload, with a
 // context that survives the caller's.
-func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, err error) {
+func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, total int64, err error) {
 	ok := b.objectKey(key)
 	create := &s3.CreateMultipartUploadInput{
 		Bucket:   aws.String(b.bucket),
@@ -93,7 +165,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	}
 	up, err := b.client.CreateMultipartUpload(ctx, create, checksumsWhenRequired)
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, total, b.fail("put", key, err)
 	}
 	uploadID := up.UploadId
 	defer s3part.AbortOnError(ctx, &err, aws.ToString(uploadID), func(actx context.Context) error {
@@ -106,7 +178,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	})
 
 	var parts []types.CompletedPart
-	total, err := p.Upload(func(n int, part []byte, sum [sha256.Size]byte) error {
+	total, err = p.Upload(func(n int, part []byte, sum [sha256.Size]byte) error {
 		out, err := b.client.UploadPart(ctx, &s3.UploadPartInput{
 			Bucket:        aws.String(b.bucket),
 			Key:           aws.String(ok),
@@ -122,7 +194,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 		return nil
 	})
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, total, b.fail("put", key, err)
 	}
 	complete := &s3.CompleteMultipartUploadInput{
 		Bucket:          aws.String(b.bucket),
@@ -133,9 +205,10 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 	complete.IfMatch, complete.IfNoneMatch = preconditions(opts.Mode)
 	out, err := b.client.CompleteMultipartUpload(ctx, complete, checksumsWhenRequired)
 	if err != nil {
-		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
+		return driver.ObjectInfo{}, total, b.failPut(key, err, opts.Mode)
 	}
-	return b.putInfo(key, total, out.ETag)
+	info, err := b.putInfo(key, total, out.ETag)
+	return info, total, err
 }
 
 // payloadHash hands a part's SHA-256, computed by s3part while the

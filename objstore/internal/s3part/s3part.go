@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"time"
 )
@@ -33,6 +34,7 @@ type Body struct {
 	buf      []byte // the whole body, or the first part
 	eof      bool   // r ended within buf
 	single   bool
+	whole    hash.Hash // with HashWhole: the SHA-256 of every part sent
 }
 
 // Read reads the start of body, whose declared size is size (-1 for
@@ -112,9 +114,12 @@ func (b *Body) Upload(put func(n int, part []byte, sum [sha256.Size]byte) error)
 		if b.size >= 0 && total > b.size {
 			return total, checkSize(total, b.size)
 		}
+		hashed := b.hashWhole(cur)
 		last := eof || int64(len(cur)) < b.partSize
 		if last {
-			if err := put(n, cur, sum); err != nil {
+			err := put(n, cur, sum)
+			<-hashed
+			if err != nil {
 				return total, err
 			}
 			break
@@ -125,7 +130,9 @@ func (b *Body) Upload(put func(n int, part []byte, sum [sha256.Size]byte) error)
 		if rerr == nil {
 			sum = sha256.Sum256(next)
 		}
-		if perr := <-sent; perr != nil {
+		perr := <-sent
+		<-hashed
+		if perr != nil {
 			return total, perr
 		}
 		if rerr != nil {
@@ -137,6 +144,36 @@ func (b *Body) Upload(put func(n int, part []byte, sum [sha256.Size]byte) error)
 		spare, cur, eof = cur, next, nextEOF
 	}
 	return total, checkSize(total, b.size)
+}
+
+// HashWhole makes Upload also compute the SHA-256 of the whole body, on
+// a goroutine of its own beside each part's send and the next part's
+// read; Sum returns it.
+func (b *Body) HashWhole() { b.whole = sha256.New() }
+
+// Sum returns the SHA-256 of the whole body after an Upload with
+// HashWhole, or of the single body.
+func (b *Body) Sum() (sum [sha256.Size]byte) {
+	if b.single || b.whole == nil {
+		return sha256.Sum256(b.buf)
+	}
+	b.whole.Sum(sum[:0])
+	return sum
+}
+
+// hashWhole adds part to the whole body's hash, if one is kept, and
+// returns a channel closed when it is done with part.
+func (b *Body) hashWhole(part []byte) <-chan struct{} {
+	done := make(chan struct{})
+	if b.whole == nil {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		b.whole.Write(part)
+	}()
+	return done
 }
 
 // AbortOnError is deferred after a multipart upload starts. If *err is
