@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/observe"
 )
 
 // Holder writes to a store as the holder of a session's lease: every
@@ -103,10 +104,11 @@ func (w *HolderWriter) Close() error {
 	return w.h.explain(err)
 }
 
-// bind returns a context that ends when ctx or the session does, its
+// bind returns a context that ends when ctx or the session does (and
+// carries the session's deadline, for observe.Commit.LeaseRemaining), its
 // cancel function, and a function that releases it.
 func (h *Holder) bind(ctx context.Context) (context.Context, context.CancelCauseFunc, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(observe.WithLeaseDeadline(ctx, h.sess.Deadline()))
 	stop := context.AfterFunc(h.sess.Ctx(), func() { cancel(h.sess.Err()) })
 	return ctx, cancel, func() { stop(); cancel(nil) }
 }

@@ -67,7 +67,7 @@ func (c *Coordinator) TakeLease(ctx context.Context, domain string, opts *TakeOp
 	clk := orSystem(o.Clock)
 	skew := backoff.Backoff{Base: 10 * time.Millisecond, Max: pollMax}
 	for {
-		l, err := c.d.TryAcquire(ctx, req) // req is checked
+		l, err := c.tryAcquire(ctx, req) // req is checked
 		var held *HeldError
 		if err == nil || !o.Wait || !errors.As(err, &held) {
 			return l, err

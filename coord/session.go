@@ -65,6 +65,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	lease    Lease
+	deadline time.Time // by the session's clock: when it gives the lease up
 	released bool
 
 	releaseMu sync.Mutex // serializes Release calls
@@ -113,6 +114,7 @@ func NewSession(ctx context.Context, c *Coordinator, l Lease, opts *SessionOptio
 		return s
 	}
 	deadline := l.Expires.Add(-o.SafetyMargin)
+	s.deadline = deadline
 	if !now.Before(deadline) {
 		s.end(fmt.Errorf("coord: session on %q (holder %q, token %d): %w: it expires at %s, within the safety margin of %s", l.Domain, l.Holder, l.Token, ErrLeaseLost, l.Expires.Format(time.RFC3339Nano), o.SafetyMargin))
 		close(s.loopDone)
@@ -144,6 +146,15 @@ func validateSession(c *Coordinator, l Lease, o SessionOptions) error {
 		return err
 	}
 	return ValidateLease(l)
+}
+
+// Deadline returns the time, by the session's clock, at which the session
+// gives the lease up unless a renewal is confirmed before: the end of the
+// protected window as of the last confirmed renewal.
+func (s *Session) Deadline() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deadline
 }
 
 // Ctx returns a context that is cancelled as soon as the lease may have
@@ -265,7 +276,9 @@ func (s *Session) run(deadline, next time.Time) {
 	for {
 		now := clk.Now()
 		if !now.Before(deadline) {
-			s.end(s.lostErr(lastErr))
+			err := s.lostErr(lastErr)
+			s.c.observeSessionLost(s.ctx, s.Lease(), err)
+			s.end(err)
 			return
 		}
 		if inflight == nil && !now.Before(next) {
@@ -291,13 +304,14 @@ func (s *Session) run(deadline, next time.Time) {
 			inflight = nil
 			switch {
 			case r.err == nil:
-				s.mu.Lock()
-				s.lease.Expires = r.lease.Expires
-				s.mu.Unlock()
 				deadline = start.Add(s.o.TTL - s.o.SafetyMargin)
 				if d := r.lease.Expires.Add(-s.o.SafetyMargin); d.Before(deadline) {
 					deadline = d
 				}
+				s.mu.Lock()
+				s.lease.Expires = r.lease.Expires
+				s.deadline = deadline
+				s.mu.Unlock()
 				next = start.Add(s.o.RenewEvery)
 				bo.Reset()
 				lastErr = nil

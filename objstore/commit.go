@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/fencedstore/fence/internal/format"
 )
@@ -32,7 +33,9 @@ import (
 // keys' plain objects (see PlainCopyError for a copy that failed: the
 // commit itself landed).
 func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (CommitResult, error) {
+	start := time.Now()
 	res, err := s.commit(ctx, domain, token, changes, opts)
+	s.observeCommit(ctx, start, domain, token, changes, opts, res, err)
 	if err != nil || !s.opts.PlainCopies {
 		return res, err
 	}
@@ -269,7 +272,7 @@ func (c *commit) unknown(err error) error {
 // fenced reports c rejected: the domain's highest token is above c's, or
 // equal to it but raised there by commit claimedBy ("" when unknown).
 func (c *commit) fenced(highest uint64, claimedBy string) error {
-	e := &FencedError{Domain: c.domain, Token: c.token, Highest: highest}
+	e := &FencedError{Domain: c.domain, Token: c.token, Highest: highest, CommitID: c.id}
 	if highest == c.token {
 		e.ClaimedBy = claimedBy
 		if e.ClaimedBy == "" {

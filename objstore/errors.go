@@ -69,6 +69,8 @@ type FencedError struct {
 	// for the domain: the write would have raised the domain with a token
 	// whose lease has ended (Highest is then 0: not read).
 	Issued uint64
+	// CommitID is the rejected commit's id, when it had one.
+	CommitID string
 }
 
 func (e *FencedError) Error() string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/observe"
 )
 
 // CollectResult counts what Collect found.
@@ -14,6 +15,8 @@ type CollectResult struct {
 	Scanned int `json:"scanned"` // version and shard objects seen
 	Live    int `json:"live"`    // named by the manifest
 	Deleted int `json:"deleted"`
+	// DeletedBytes is the size of the objects deleted.
+	DeletedBytes int64 `json:"deleted_bytes"`
 	// Pending counts unnamed objects that a commit in progress, or a
 	// retry, could still publish: kept until the domain's highest token
 	// passes them or their attempt lands.
@@ -50,6 +53,15 @@ type CollectResult struct {
 // Deletes are unconditional: S3-compatible stores such as MinIO ignore
 // If-Match on DELETE, so nothing here relies on it.
 func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration) (CollectResult, error) {
+	start := time.Now()
+	res, err := s.collect(ctx, domain, grace)
+	if o := s.opts.Observer; o != nil {
+		o.Collect(ctx, observe.Collect{Domain: domain, Deleted: res.Deleted, DeletedBytes: res.DeletedBytes, Scanned: res.Scanned, Live: res.Live, Pending: res.Pending, Kept: res.Kept, Err: err, Duration: time.Since(start)})
+	}
+	return res, err
+}
+
+func (s *Store) collect(ctx context.Context, domain string, grace time.Duration) (CollectResult, error) {
 	var res CollectResult
 	if grace < 0 {
 		return res, &InvalidError{What: "grace", Value: grace.String(), Reason: "negative"}
@@ -88,15 +100,15 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 	// by attempt at token.
 	dead := func(token uint64, attempt string) bool { return token < m.Highest || landed[attempt] }
 	cutoff := s.opts.Now().Add(-grace)
-	var doomed []string
-	judge := func(object string, isDead bool, unreferencedSince time.Time) {
+	var doomed []driver.ObjectInfo
+	judge := func(o driver.ObjectInfo, isDead bool, unreferencedSince time.Time) {
 		switch {
 		case !isDead:
 			res.Pending++
 		case grace > 0 && !unreferencedSince.Before(cutoff):
 			res.Kept++
 		default:
-			doomed = append(doomed, object)
+			doomed = append(doomed, o)
 		}
 	}
 	err = s.b.List(ctx, format.VersionPrefix(domain), func(o driver.ObjectInfo) error {
@@ -114,7 +126,7 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 		if v, ok := byKey[key]; ok {
 			unreferencedSince = v.Committed
 		}
-		judge(o.Key, dead(token, attempt), unreferencedSince)
+		judge(o, dead(token, attempt), unreferencedSince)
 		return nil
 	})
 	if err != nil {
@@ -133,20 +145,21 @@ func (s *Store) Collect(ctx context.Context, domain string, grace time.Duration)
 		case n.Attempt == "":
 			// A legacy, content-addressed shard: this build never writes
 			// one, so once unnamed it is never named again.
-			judge(o.Key, true, m.Last.Time)
+			judge(o, true, m.Last.Time)
 		default:
-			judge(o.Key, dead(n.Token, n.Attempt), m.Last.Time)
+			judge(o, dead(n.Token, n.Attempt), m.Last.Time)
 		}
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list shards: %w", domain, err)
 	}
-	for _, k := range doomed {
-		if err := s.b.Delete(ctx, k); err != nil {
-			return res, fmt.Errorf("objstore: collect %q: delete %q: %w", domain, k, err)
+	for _, o := range doomed {
+		if err := s.b.Delete(ctx, o.Key); err != nil {
+			return res, fmt.Errorf("objstore: collect %q: delete %q: %w", domain, o.Key, err)
 		}
 		res.Deleted++
+		res.DeletedBytes += o.Size
 	}
 	return res, nil
 }

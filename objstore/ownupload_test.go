@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
@@ -16,9 +17,15 @@ import (
 )
 
 // hashing adds driver.HashingPutter to a backend, as s3store has it.
-type hashing struct{ *faulty.Backend }
+type hashing struct {
+	*faulty.Backend
+	calls *atomic.Int64 // PutHashed calls, when set
+}
 
 func (h hashing) PutHashed(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+	if h.calls != nil {
+		h.calls.Add(1)
+	}
 	data, err := io.ReadAll(body)
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, err
@@ -41,7 +48,7 @@ func TestVersionUploadReplyLost(t *testing.T) {
 		wrap func(*faulty.Backend) driver.Backend
 	}{
 		{"Put", func(b *faulty.Backend) driver.Backend { return b }},
-		{"PutHashed", func(b *faulty.Backend) driver.Backend { return hashing{b} }},
+		{"PutHashed", func(b *faulty.Backend) driver.Backend { return hashing{Backend: b} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, other := range []bool{false, true} {

@@ -8,6 +8,7 @@ import (
 	"github.com/fencedstore/fence/rules"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/observe"
 )
 
 // Store makes writes to a Backend safe against stale lease holders. Every
@@ -19,7 +20,8 @@ import (
 // A Store is safe for concurrent use. It owns fencing, validation,
 // checksums and retries; the Backend only stores bytes.
 type Store struct {
-	b        driver.Backend
+	b        driver.Backend // raw, or reporting its calls to Options.Observer
+	raw      driver.Backend
 	opts     Options
 	cache    manifestCache
 	versions *versionCache
@@ -77,6 +79,11 @@ type Options struct {
 	// to their version objects, until half the budget is left. It keeps
 	// the manifest, which every commit rewrites, small. Default 256 KiB.
 	InlineBudget int64
+	// Observer receives every commit's outcome, every collection, and
+	// every call to the backend with its latency (see package observe:
+	// observe.Log for logs, promobs for Prometheus metrics). Default:
+	// none.
+	Observer observe.Observer
 }
 
 // New returns a Store over b. opts may be nil.
@@ -118,11 +125,11 @@ func New(b driver.Backend, opts *Options) *Store {
 	if o.SkipProbe {
 		o.Logger.Warn("objstore: capability probe skipped: if this store ignores conditional writes, stale writers will NOT be fenced")
 	}
-	return &Store{b: b, opts: o, versions: newVersionCache(o.VersionCacheBytes)}
+	return &Store{b: observeBackend(b, o.Observer), raw: b, opts: o, versions: newVersionCache(o.VersionCacheBytes)}
 }
 
 // Backend returns the backend the store writes to.
-func (s *Store) Backend() driver.Backend { return s.b }
+func (s *Store) Backend() driver.Backend { return s.raw }
 
 // probe runs the capability probe (driver.Probe, once per location) before
 // the store's first write, unless Options.SkipProbe is set.

@@ -1,0 +1,95 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/observe"
+)
+
+// observed reports every call to a backend, with its latency, as an
+// observe.Call. It keeps the backend's optional interfaces: Capable and
+// KeyChecker always (with the defaults of a backend that lacks them),
+// HashingPutter as observedHashing when the backend has it.
+type observed struct {
+	inner driver.Backend
+	o     observe.Observer
+}
+
+// observeBackend returns b, reporting its calls to o when o is set.
+func observeBackend(b driver.Backend, o observe.Observer) driver.Backend {
+	if o == nil {
+		return b
+	}
+	ob := observed{inner: b, o: o}
+	if _, ok := b.(driver.HashingPutter); ok {
+		return observedHashing{ob}
+	}
+	return ob
+}
+
+func (b observed) call(ctx context.Context, op string, start time.Time, err error) {
+	if errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrNotModified) || errors.Is(err, driver.ErrPreconditionFailed) {
+		err = nil // answers, not failures
+	}
+	b.o.Call(ctx, observe.Call{System: observe.Store, Op: op, Duration: time.Since(start), Err: err})
+}
+
+func (b observed) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
+	start := time.Now()
+	rc, info, err := b.inner.Get(ctx, key, opts)
+	b.call(ctx, "get", start, err)
+	return rc, info, err
+}
+
+func (b observed) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
+	start := time.Now()
+	info, err := b.inner.Head(ctx, key)
+	b.call(ctx, "head", start, err)
+	return info, err
+}
+
+func (b observed) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	start := time.Now()
+	info, err := b.inner.Put(ctx, key, body, size, opts)
+	b.call(ctx, "put", start, err)
+	return info, err
+}
+
+func (b observed) Delete(ctx context.Context, key string) error {
+	start := time.Now()
+	err := b.inner.Delete(ctx, key)
+	b.call(ctx, "delete", start, err)
+	return err
+}
+
+func (b observed) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
+	start := time.Now()
+	err := b.inner.List(ctx, prefix, fn)
+	b.call(ctx, "list", start, err)
+	return err
+}
+
+func (b observed) Location() string { return b.inner.Location() }
+func (b observed) Close() error     { return b.inner.Close() }
+
+func (b observed) Capabilities() driver.Capabilities { return driver.CapabilitiesOf(b.inner) }
+
+func (b observed) CheckKey(key string) error {
+	if kc, ok := b.inner.(driver.KeyChecker); ok {
+		return kc.CheckKey(key)
+	}
+	return nil
+}
+
+type observedHashing struct{ observed }
+
+func (b observedHashing) PutHashed(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+	start := time.Now()
+	info, dg, err := b.inner.(driver.HashingPutter).PutHashed(ctx, key, body, size, opts)
+	b.call(ctx, "put", start, err)
+	return info, dg, err
+}
