@@ -14,6 +14,7 @@ import (
 	"github.com/fencedstore/fence/objstore/memstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
+	"github.com/fencedstore/fence/observe"
 )
 
 // DefaultStore is the store URL used when none is given: a directory
@@ -78,7 +79,7 @@ func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, o
 		if store == nil {
 			return nil, errors.New("config: no coordinator URL and no store to keep lease records in")
 		}
-		return coord.New(bucketlease.New(store, leases)), nil
+		return coord.New(bucketlease.New(store, leases), o.coordOptions()...), nil
 	}
 	loc, err := ParseURL(rawURL)
 	if err != nil {
@@ -89,13 +90,13 @@ func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, o
 		if err != nil {
 			return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 		}
-		return coord.New(d), nil
+		return coord.New(d, o.coordOptions()...), nil
 	}
 	b, err := open(ctx, loc)
 	if err != nil {
 		return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 	}
-	return coord.New(&ownedDriver{Driver: bucketlease.New(b, leases), b: b}), nil
+	return coord.New(&ownedDriver{Driver: bucketlease.New(b, leases), b: b}, o.coordOptions()...), nil
 }
 
 // CoordinatorOptions tunes OpenCoordinator. nil means defaults.
@@ -103,6 +104,16 @@ type CoordinatorOptions struct {
 	// SkipProbe turns off the capability probe of a store that keeps
 	// lease records, for stores known to honour conditional writes.
 	SkipProbe bool
+	// Observer receives the coordinator's lease events and calls
+	// (coord.WithObserver).
+	Observer observe.Observer
+}
+
+func (o CoordinatorOptions) coordOptions() []coord.Option {
+	if o.Observer == nil {
+		return nil
+	}
+	return []coord.Option{coord.WithObserver(o.Observer)}
 }
 
 // LeaseBackend returns the backend in which c keeps its lease records,

@@ -7,6 +7,7 @@ import (
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/observe"
 )
 
 // OpenOptions tunes Open. nil means defaults.
@@ -14,7 +15,8 @@ type OpenOptions struct {
 	// Coord is the coordinator URL (see OpenCoordinator); empty keeps
 	// lease records in the store.
 	Coord string
-	// Store tunes the Store; Open sets its Issuer.
+	// Store tunes the Store; Open sets its Issuer. Its Observer also
+	// receives the coordinator's lease events.
 	Store *objstore.Options
 	// SkipProbe turns off the capability probes of the store and of a
 	// store that keeps lease records. Only for stores known to honour
@@ -48,7 +50,11 @@ func Open(ctx context.Context, storeURL string, opts *OpenOptions) (*Opened, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := OpenCoordinator(ctx, o.Coord, b, &CoordinatorOptions{SkipProbe: o.SkipProbe})
+	var obs observe.Observer
+	if o.Store != nil {
+		obs = o.Store.Observer
+	}
+	c, err := OpenCoordinator(ctx, o.Coord, b, &CoordinatorOptions{SkipProbe: o.SkipProbe, Observer: obs})
 	if err != nil {
 		b.Close()
 		return nil, err

@@ -35,6 +35,7 @@ func (a *app) execCmd() *cobra.Command {
 		wait       string
 		publish    string
 		del        bool
+		mf         metricsFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "exec DOMAIN [flags] -- CMD [ARGS...]",
@@ -102,8 +103,13 @@ lost, 3 when the publish was fenced.`,
 			} else if del {
 				return usage("exec: --delete needs --publish")
 			}
+			m, err := a.startMetrics(domain, mf)
+			if err != nil {
+				return err
+			}
 			store, c, closeAll, err := a.open(cmd, allWrites)
 			if err != nil {
+				m.finish(ctx, a, nil)
 				return err
 			}
 			defer closeAll()
@@ -116,6 +122,7 @@ lost, 3 when the publish was fenced.`,
 			defer signal.Stop(sigs)
 			opts.Signals = sigs
 			res, err := job.Run(ctx, store, c, domain, argv, opts)
+			m.finish(ctx, a, sigs)
 			switch {
 			case err == nil && res.ExitCode == 0:
 				return nil
@@ -144,5 +151,8 @@ lost, 3 when the publish was fenced.`,
 	f.Lookup("wait").NoOptDefVal = waitForever
 	f.StringVar(&publish, "publish", "", "after CMD exits 0, commit every file under `DIR[:PREFIX]` at once")
 	f.BoolVar(&del, "delete", false, "with --publish, also delete keys under PREFIX that are not in DIR")
+	f.StringVar(&mf.addr, "metrics-addr", "", "serve Prometheus metrics on http://`ADDR`/metrics while the run lasts (for example :9090)")
+	f.StringVar(&mf.push, "metrics-push", "", "when the run ends, push its metrics to the Prometheus Pushgateway at `URL` (job fence_exec, grouped by domain)")
+	f.DurationVar(&mf.linger, "metrics-linger", 0, "with --metrics-addr, keep serving the metrics this `long` after the run ends, for a last scrape (a SIGINT or SIGTERM ends it, and exec exits 130 or 143)")
 	return cmd
 }

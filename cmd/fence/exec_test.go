@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // startExec starts fence with args in its own process group, as run does,
 // and returns the process; its output goes to the returned buffers.
-func (c *cli) startExec(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func (c *cli) startExec(args ...string) (*exec.Cmd, *syncBuffer, *syncBuffer) {
 	c.t.Helper()
 	args = append([]string{"--store", c.store}, append(append([]string(nil), c.global...), args...)...)
 	cmd := exec.Command(fenceBin, args...)
@@ -27,13 +28,31 @@ func (c *cli) startExec(args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0", "FENCE_BIN="+fenceBin)
 	cmd.Env = append(cmd.Env, c.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out, errb bytes.Buffer
+	var out, errb syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
 	c.t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	return cmd, &out, &errb
+}
+
+// syncBuffer is a bytes.Buffer that may be read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // waitFile waits until name exists.

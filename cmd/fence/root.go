@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/user"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/observe"
 )
 
 // Environment variables the CLI reads. Flags win over them.
@@ -51,7 +53,10 @@ type app struct {
 	plain     bool
 	inlineMax int64
 	timeout   time.Duration
-	warned    bool // the --unsafe-skip-probe warning was printed
+	warned    bool             // the --unsafe-skip-probe warning was printed
+	logger    *slog.Logger     // from --log-level and --log-format
+	logs      observe.Observer // decisions to logger; nil when off
+	metrics   observe.Observer // fence exec --metrics-*; nil otherwise
 	cancels   []context.CancelFunc
 }
 
@@ -125,6 +130,9 @@ Exit codes:
 			if err := checkDurations(cmd); err != nil {
 				return err
 			}
+			if err := a.setupLogging(cmd); err != nil {
+				return err
+			}
 			// doctor and lease acquire have a --timeout of their own.
 			if f := cmd.Flags().Lookup("timeout"); f != nil && f == cmd.Root().PersistentFlags().Lookup("timeout") && f.Changed && a.timeout > 0 {
 				ctx, cancel := context.WithTimeoutCause(cmd.Context(), a.timeout, errTimeout)
@@ -146,6 +154,7 @@ Exit codes:
 	pf.Int64Var(&a.inlineMax, "inline-max", 4096, "keep values of at most this many `bytes` in the manifest itself, so that a commit of small values is one write and a read of one a single GET (env "+envInlineMax+"); 0 gives every value an object of its own, which builds that read manifest format v1 and v2 only need")
 	pf.BoolVar(&a.plain, "plain-copies", false, "also write each committed key to DOMAIN/KEY, fenced, where any S3 client can read it (env "+envPlain+"=1)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
+	a.logFlags(root)
 	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.benchCmd())
 	return root
 }
@@ -208,12 +217,12 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 		return nil, nil, nil, fail(err)
 	}
 	if !acc.coord && !acc.writeStore {
-		store := objstore.New(b, &objstore.Options{Holder: defaultHolder()})
+		store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), Logger: a.logger, Observer: a.observer()})
 		return store, nil, func() { _ = store.Close() }, nil
 	}
 	// A store that writes asks the coordinator before a token raises a
 	// domain (objstore.Options.Issuer): only the token issued last may.
-	c, err := config.OpenCoordinator(ctx, coordURL, b, &config.CoordinatorOptions{SkipProbe: skip})
+	c, err := config.OpenCoordinator(ctx, coordURL, b, &config.CoordinatorOptions{SkipProbe: skip, Observer: a.observer()})
 	if err != nil {
 		_ = b.Close()
 		return nil, nil, nil, fail(err)
@@ -228,7 +237,7 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 		_ = config.CloseCoordinator(c)
 		return nil, nil, nil, err
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain, InlineMax: inline})
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain, InlineMax: inline, Logger: a.logger, Observer: a.observer()})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
 	if !acc.coord {
 		return store, nil, closeAll, nil
