@@ -1,0 +1,4 @@
+package policy
+
+// Match is match, for the tests of package policy_test.
+var Match = match
