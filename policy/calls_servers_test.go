@@ -170,8 +170,14 @@ func TestIAMPoliciesMatchCalls(t *testing.T) {
 	big := bytes.Repeat([]byte("b"), 2*s3store.MinPartSize+1)
 	steps := []func() error{
 		func() error { _, err := h.Put(ctx, "small.csv", strings.NewReader("a,b\n"), 4); return err },
-		func() error { _, err := h.Put(ctx, "streamed.bin", bytes.NewReader(big[:s3store.MinPartSize+1]), s3store.MinPartSize+1); return err },
-		func() error { _, err := h.Put(ctx, "multipart.bin", struct{ io.Reader }{bytes.NewReader(big)}, -1); return err },
+		func() error {
+			_, err := h.Put(ctx, "streamed.bin", bytes.NewReader(big[:s3store.MinPartSize+1]), s3store.MinPartSize+1)
+			return err
+		},
+		func() error {
+			_, err := h.Put(ctx, "multipart.bin", struct{ io.Reader }{bytes.NewReader(big)}, -1)
+			return err
+		},
 		func() error {
 			_, err := h.Put(ctx, "broken.bin", &failing{n: s3store.MinPartSize + 10}, -1)
 			if err == nil {
