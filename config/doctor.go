@@ -13,6 +13,8 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/s3store"
+	"github.com/fencedstore/fence/policy"
 )
 
 // Status is the outcome of one Doctor check.
@@ -24,6 +26,9 @@ const (
 	StatusFail Status = "fail"
 	// StatusSkip: not run, because an earlier check it depends on failed.
 	StatusSkip Status = "skip"
+	// StatusWarn: fence works, but something it recommends is missing.
+	// It does not make Doctor's report a failure.
+	StatusWarn Status = "warn"
 )
 
 // Check is one line of Doctor's report.
@@ -220,7 +225,34 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		return b
 	}
 	d.add(names[2], StatusOK, "If-None-Match: * and a stale If-Match were refused, a current If-Match accepted")
+	if !lease {
+		d.checkPolicy(cctx, b)
+	}
 	return b
+}
+
+// checkPolicy reports whether an S3 bucket's policy requires fence's
+// conditional writes (package policy): a warning, not a failure, when it
+// does not.
+func (d *doctor) checkPolicy(ctx context.Context, b driver.Backend) {
+	const name = "bucket policy requires conditional writes"
+	s3b, ok := b.(*s3store.Backend)
+	if !ok {
+		if strings.HasPrefix(b.Location(), "minio://") || strings.HasPrefix(b.Location(), "s3://") {
+			d.add(name, StatusSkip, "checked for s3:// stores only")
+		}
+		return
+	}
+	raw, err := s3b.BucketPolicy(ctx)
+	if err != nil {
+		d.add(name, StatusWarn, "cannot read the bucket policy: %v", err)
+		return
+	}
+	if err := policy.Check(raw, policy.Bucket("", s3b.Bucket(), s3b.Prefix())); err != nil {
+		d.add(name, StatusWarn, "not in force, so a client with write access can still overwrite a manifest without a condition; on AWS S3, `fence policy --apply` adds fence's statements (%v)", err)
+		return
+	}
+	d.add(name, StatusOK, "S3 refuses unconditional writes to fence's objects under %s", s3b.Location())
 }
 
 // checkTable runs the coordinator checks of a dynamodb:// URL and returns

@@ -21,6 +21,9 @@ func (a *app) doctorCmd() *cobra.Command {
                                 refused with 412: the capability probe,
                                 which writes and deletes one object under
                                 _fence/probe/
+  bucket policy requires conditional writes   (s3:// only) a warning
+                                when the bucket's policy lacks fence's
+                                statements (see 'fence policy')
   coordinator reachable
   table exists with the right schema   (dynamodb:// only)
   test acquisition and release  a lease on a scratch domain (--domain,
@@ -29,8 +32,9 @@ func (a *app) doctorCmd() *cobra.Command {
 
 A check whose prerequisite failed is skipped. doctor creates nothing
 ('fence init' does) and never touches other domains. Exits 1 when any
-check fails. With --json, prints the checks as a JSON array of
-{"name", "status" ("ok", "fail" or "skip"), "detail"}.`,
+check fails (a warning does not). With --json, prints the checks as a
+JSON array of {"name", "status" ("ok", "fail", "warn" or "skip"),
+"detail"}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			skip, err := a.unsafeSkipProbe(cmd)
@@ -72,7 +76,7 @@ check fails. With --json, prints the checks as a JSON array of
 }
 
 // checkLine formats one check: "ok    name (detail)", "FAIL  name:
-// detail" or "skip  name: detail".
+// detail", "warn  name: detail" or "skip  name: detail".
 func checkLine(c config.Check) string {
 	switch c.Status {
 	case config.StatusOK:
@@ -82,6 +86,8 @@ func checkLine(c config.Check) string {
 		return fmt.Sprintf("ok    %s (%s)", c.Name, c.Detail)
 	case config.StatusFail:
 		return fmt.Sprintf("FAIL  %s: %s", c.Name, c.Detail)
+	case config.StatusWarn:
+		return fmt.Sprintf("warn  %s: %s", c.Name, c.Detail)
 	}
 	return fmt.Sprintf("skip  %s: %s", c.Name, c.Detail)
 }
