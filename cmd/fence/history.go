@@ -11,7 +11,10 @@ import (
 )
 
 func (a *app) historyCmd() *cobra.Command {
-	var since string
+	var (
+		since, commitID string
+		jsonl           bool
+	)
 	cmd := &cobra.Command{
 		Use:   "history DOMAIN",
 		Short: "Show DOMAIN's recent commits: seq, token, holder, keys, fences",
@@ -23,7 +26,18 @@ domain's token, from which on every older token was rejected.
 
 --since keeps the commits at or after a time: a duration back from now
 (90m, 24h) or an RFC 3339 time (2026-12-01T09:00:00Z). With --json it
-prints the commits as a JSON array.`,
+prints the commits as a JSON array.
+
+The audit trail joins them with the lease (fence.Audit):
+  --jsonl        one JSON object per line: each takeover and commit, a
+                 commit with the tenure of its token (the takeover that
+                 opened it, the one that ended it), then the
+                 coordinator's current lease
+  --commit ID    that commit alone, with its tenure; exit 1 when it is not
+                 in the log (it did not land, as a fenced commit never
+                 does, or it is older than the log), saying what the log
+                 still covers. The id is in the writer's log records
+                 (commit_id) and in its errors.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain := args[0]
@@ -34,6 +48,9 @@ prints the commits as a JSON array.`,
 					return err
 				}
 				opts.Since = t
+			}
+			if commitID != "" || jsonl {
+				return a.audit(cmd, domain, commitID, opts.Since)
 			}
 			store, _, closeAll, err := a.open(cmd, readOnly)
 			if err != nil {
@@ -62,6 +79,8 @@ prints the commits as a JSON array.`,
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only commits at or after `DURATION|TIME` (24h, or 2026-12-01T09:00:00Z)")
+	cmd.Flags().StringVar(&commitID, "commit", "", "show the commit with this `ID` and the tenure of its token")
+	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "print the audit trail (takeovers, commits with their tenure, the lease) as JSON lines")
 	return cmd
 }
 

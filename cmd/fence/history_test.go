@@ -58,3 +58,40 @@ func TestHistory(t *testing.T) {
 	c.want(exitUsage, "", "history", "d", "--since", "yesterday")
 	c.want(exitError, "", "history", "nothing-here")
 }
+
+// history --jsonl is the audit trail as JSON lines; --commit finds one
+// commit with its tenure, and exits 1 for a commit that never landed.
+func TestHistoryAudit(t *testing.T) {
+	c := newCLI(t)
+	tokN := c.acquire("d")
+	c.want(0, "hi", "put", "--token", tok(tokN), "d", "k", "-")
+	c.want(0, "", "lease", "break", "d")
+	c.want(3, "late", "put", "--token", tok(tokN), "d", "k2", "-")
+	r := c.want(0, "", "history", "d", "--jsonl")
+	var kinds []string
+	var commitID string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var e struct {
+			Kind     string `json:"kind"`
+			CommitID string `json:"commit_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		kinds = append(kinds, e.Kind)
+		if e.Kind == "commit" {
+			commitID = e.CommitID
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "takeover,commit,takeover,lease" {
+		t.Fatalf("--jsonl kinds = %s:\n%s", got, r.stdout)
+	}
+	r = c.want(0, "", "history", "d", "--commit", commitID)
+	if !strings.Contains(r.stdout, "from then on the store rejected token "+tok(tokN)) {
+		t.Errorf("--commit:\n%s", r.stdout)
+	}
+	r = c.want(1, "", "history", "d", "--commit", "0123456789abcdef0123456789abcdef")
+	if !strings.Contains(r.stderr, "did not land") {
+		t.Errorf("--commit of a commit not in the log: %q", r.stderr)
+	}
+}
