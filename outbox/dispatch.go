@@ -131,42 +131,44 @@ func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, 
 
 // Pending returns domain's pending records, oldest first.
 func Pending(ctx context.Context, store *objstore.Store, domain string) ([]Record, error) {
-	vs, err := store.List(ctx, domain, &objstore.ListOptions{Prefix: PendingPrefix})
-	if err != nil {
-		return nil, err
-	}
 	var out []Record
-	for _, v := range vs {
-		data, _, err := store.ReadAll(ctx, domain, v.Key)
-		if err != nil {
-			return nil, err
-		}
-		r, err := decode(domain, strings.TrimPrefix(v.Key, PendingPrefix), data)
-		if err != nil {
-			return nil, err
-		}
+	err := each(ctx, store, domain, PendingPrefix, func(name string, data []byte) error {
+		r, err := decode(domain, name, data)
 		out = append(out, r)
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // Deliveries returns the deliveries domain's outbox has recorded.
 func Deliveries(ctx context.Context, store *objstore.Store, domain string) ([]Delivery, error) {
-	vs, err := store.List(ctx, domain, &objstore.ListOptions{Prefix: DeliveredPrefix})
-	if err != nil {
-		return nil, err
-	}
 	var out []Delivery
+	err := each(ctx, store, domain, DeliveredPrefix, func(name string, data []byte) error {
+		var dl Delivery
+		if err := json.Unmarshal(data, &dl); err != nil || dl.Format != deliveredFormat {
+			return fmt.Errorf("outbox: delivery %s%s in %q is not a %s record", DeliveredPrefix, name, domain, deliveredFormat)
+		}
+		out = append(out, dl)
+		return nil
+	})
+	return out, err
+}
+
+// each calls fn with the name (below prefix) and bytes of every live key
+// of domain under prefix, in key order.
+func each(ctx context.Context, store *objstore.Store, domain, prefix string, fn func(name string, data []byte) error) error {
+	vs, err := store.List(ctx, domain, &objstore.ListOptions{Prefix: prefix})
+	if err != nil {
+		return err
+	}
 	for _, v := range vs {
 		data, _, err := store.ReadAll(ctx, domain, v.Key)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var dl Delivery
-		if err := json.Unmarshal(data, &dl); err != nil || dl.Format != deliveredFormat {
-			return nil, fmt.Errorf("outbox: delivery %s in %q is not a %s record", v.Key, domain, deliveredFormat)
+		if err := fn(strings.TrimPrefix(v.Key, prefix), data); err != nil {
+			return err
 		}
-		out = append(out, dl)
 	}
-	return out, nil
+	return nil
 }
