@@ -33,17 +33,6 @@ func (s Server) SkipMessage() string {
 	return s.Env + " is not set, so this does not run against " + s.What + "; bash deploy/local/test.sh starts it and sets the variable (" + s.Note + ")"
 }
 
-// Configured returns the servers whose variable is set.
-func Configured() []Server {
-	var out []Server
-	for _, s := range Servers {
-		if s.Endpoint() != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Run runs f in one subtest per server, named after it, with the server's
 // endpoint. The subtest of a server whose variable is unset skips, naming
 // the variable.
