@@ -42,6 +42,20 @@ func servers(t *testing.T) (s3URL, dynURL string) {
 	return s3URL, dynURL
 }
 
+// s3Server returns the MinIO endpoint, or skips the test. Tests that
+// run once per DynamoDB implementation find those with dynamotest.Run.
+func s3Server(t *testing.T) string {
+	t.Helper()
+	s3URL := os.Getenv(s3EndpointEnv)
+	if s3URL == "" {
+		t.Skipf("needs MinIO: set %s (bash deploy/local/test.sh starts it and sets it)", s3EndpointEnv)
+	}
+	if os.Getenv("AWS_REGION") == "" {
+		t.Setenv("AWS_REGION", "us-east-1")
+	}
+	return s3URL
+}
+
 func uniqueName(prefix string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/internal/dynamotest"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
 
@@ -99,9 +100,12 @@ func removeTable(t *testing.T, endpoint, table string) {
 }
 
 // The "Done when" with --store s3://... (aws-sdk-go-v2) and
-// --coord dynamodb://...
-func TestServersS3AndDynamoDB(t *testing.T) {
-	s3ep, dynep := endpoints(t, true, true)
+// --coord dynamodb://..., once per DynamoDB implementation (dynalite and
+// AWS's DynamoDB Local).
+func TestServersS3AndDynamoDB(t *testing.T) { dynamotest.Run(t, testServersS3AndDynamoDB) }
+
+func testServersS3AndDynamoDB(t *testing.T, dynep string) {
+	s3ep, _ := endpoints(t, true, false)
 	bucket, table := unique("fence-cli-s3-"), unique("fence-cli-")
 	c := newCLI(t)
 	c.store = "s3://" + bucket + "/tenant?endpoint=" + s3ep + "&path_style=true"
@@ -193,9 +197,11 @@ func newUserSequence(t *testing.T, c *cli, things []string, checks ...string) {
 
 // doctor fails, naming the table, when the dynamodb:// table was never
 // created; and the lease commands say how to create it.
-func TestServersDoctorMissingTable(t *testing.T) {
-	_, dynep := endpoints(t, false, true)
-	c := newCLI(t) // a local directory as the store
+func TestServersDoctorMissingTable(t *testing.T) { dynamotest.Run(t, testServersDoctorMissingTable) }
+
+func testServersDoctorMissingTable(t *testing.T, dynep string) {
+	endpoints(t, false, false) // sets AWS_REGION if need be
+	c := newCLI(t)             // a local directory as the store
 	table := unique("fence-never-created-")
 	c.global = []string{"--coord", "dynamodb://" + table + "?endpoint=" + dynep}
 	r := c.want(exitError, "", "doctor")

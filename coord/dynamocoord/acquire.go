@@ -68,7 +68,7 @@ func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease
 					return fail(rerr)
 				}
 			}
-			return fail(tableError("acquire", req.Domain, c.table, err))
+			return fail(c.itemError(ctx, "acquire", req.Domain, err))
 		default:
 			unsure = err
 		}
@@ -195,7 +195,7 @@ func (c *Driver) get(ctx context.Context, domain string) (item, error) {
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return item{}, tableError("read", domain, c.table, err)
+		return item{}, c.itemError(ctx, "read", domain, err)
 	}
 	return decodeItem(c.table, domain, out.Item)
 }

@@ -31,6 +31,8 @@ type fakeAPI struct {
 	steps   []step
 	updates int
 	gets    int
+	// describe, when set, answers DescribeTable.
+	describe func() (*dynamodb.DescribeTableOutput, error)
 }
 
 // step is one scripted UpdateItem outcome: apply writes the update into
@@ -97,6 +99,9 @@ func (f *fakeAPI) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dyna
 }
 
 func (f *fakeAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	if f.describe != nil {
+		return f.describe()
+	}
 	return nil, errors.New("fakeAPI: DescribeTable not scripted")
 }
 

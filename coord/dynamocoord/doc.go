@@ -26,7 +26,14 @@
 // Lease errors are coord's (coord.ErrLeaseHeld with a *coord.HeldError,
 // coord.ErrLeaseLost, coord.ErrInvalid, coord.ErrCorruptRecord). A
 // missing table matches ErrTableNotFound, a table with another key
-// ErrWrongSchema; errors.As reaches the SDK's error beneath. An update
+// ErrWrongSchema; errors.As reaches the SDK's error beneath. Item calls
+// on a table with another key are refused with a ValidationException
+// whose words differ between implementations (dynalite: "The provided key
+// element does not match the schema"; DynamoDB Local: "One of the
+// required keys was not given a value", "The number of conditions on the
+// keys is invalid"), so after a ValidationException the driver reads the
+// table's description to tell, and names the key the table has; without
+// dynamodb:DescribeTable it goes by the words. An update
 // whose outcome cannot be settled is a *coord.UnknownOutcomeError
 // (coord.ErrOutcomeUnknown).
 //

@@ -12,30 +12,25 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/coordtest"
+	"github.com/fencedstore/fence/internal/dynamotest"
 )
 
-// endpointEnv names the DynamoDB endpoint the integration tests use, for
-// example a local dynalite: http://127.0.0.1:8000.
-const endpointEnv = "FENCE_TEST_DYNAMODB_ENDPOINT"
-
-// testClient returns a client for the endpoint in endpointEnv, or skips
-// the test. Region us-east-1; dummy credentials unless the environment has
-// some (dynalite accepts any).
-func testClient(t *testing.T) *dynamodb.Client {
+// testClient returns a client for endpoint, one of the servers
+// dynamotest.Run names (dynalite, DynamoDB Local). Region us-east-1; dummy
+// credentials unless the environment has some (both servers accept any
+// whose access key id has only letters and digits).
+func testClient(t *testing.T, endpoint string) *dynamodb.Client {
 	t.Helper()
-	ep := os.Getenv(endpointEnv)
-	if ep == "" {
-		t.Skipf("dynamocoord: %s is not set; set it to a DynamoDB endpoint (such as a local dynalite, http://127.0.0.1:8000) to run this test", endpointEnv)
-	}
 	if os.Getenv("AWS_ACCESS_KEY_ID") == "" || os.Getenv("AWS_SECRET_ACCESS_KEY") == "" {
-		t.Setenv("AWS_ACCESS_KEY_ID", "fence-test")
+		t.Setenv("AWS_ACCESS_KEY_ID", "fencetest")
 		t.Setenv("AWS_SECRET_ACCESS_KEY", "fence-test")
 		t.Setenv("AWS_SESSION_TOKEN", "")
 	}
-	client, err := NewClient(t.Context(), &OpenOptions{Endpoint: ep, Region: "us-east-1"})
+	client, err := NewClient(t.Context(), &OpenOptions{Endpoint: endpoint, Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +90,10 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-func TestConformance(t *testing.T) {
-	client := testClient(t)
+func TestConformance(t *testing.T) { dynamotest.Run(t, testConformance) }
+
+func testConformance(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	coordtest.Run(t, func(t *testing.T, clk coord.Clock) coord.Driver {
 		return mustNew(t, client, newTable(t, client), &Options{Clock: clk})
 	}, &coordtest.Options{
@@ -114,8 +111,10 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func TestMissingTable(t *testing.T) {
-	client := testClient(t)
+func TestMissingTable(t *testing.T) { dynamotest.Run(t, testMissingTable) }
+
+func testMissingTable(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	table := tableName()
 	c := mustNew(t, client, table, nil)
 	ctx := testCtx(t)
@@ -145,20 +144,28 @@ func TestMissingTable(t *testing.T) {
 	check("CheckTable", c.CheckTable(ctx))
 }
 
-func TestWrongSchema(t *testing.T) {
-	client := testClient(t)
+// TestWrongSchema: a table whose key is not KeySchema is reported as
+// ErrWrongSchema by every call, naming the key it has. The item calls
+// are refused with a ValidationException in words that differ between
+// dynalite and DynamoDB Local; the table's description decides, and
+// without it (a role that may not call DescribeTable) the words do.
+func TestWrongSchema(t *testing.T) { dynamotest.Run(t, testWrongSchema) }
+
+func testWrongSchema(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	for _, tc := range []struct {
 		name string
 		in   dynamodb.CreateTableInput
+		have string // how the error describes the table's key
 	}{
 		{"OtherKey", dynamodb.CreateTableInput{
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
 			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}},
-		}},
+		}, `has partition key "id" of type S;`},
 		{"NumberKey", dynamodb.CreateTableInput{
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("domain"), AttributeType: types.ScalarAttributeTypeN}},
 			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("domain"), KeyType: types.KeyTypeHash}},
-		}},
+		}, `has partition key "domain" of type N;`},
 		{"SortKey", dynamodb.CreateTableInput{
 			AttributeDefinitions: []types.AttributeDefinition{
 				{AttributeName: aws.String("domain"), AttributeType: types.ScalarAttributeTypeS},
@@ -168,7 +175,7 @@ func TestWrongSchema(t *testing.T) {
 				{AttributeName: aws.String("domain"), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
 			},
-		}},
+		}, `and sort key "sk" of type S;`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testCtx(t)
@@ -181,34 +188,88 @@ func TestWrongSchema(t *testing.T) {
 			}
 			deleteOnCleanup(t, client, table)
 			waitCreated(t, client, table)
-			check := func(what string, err error) {
+			check := func(what string, err error, want ...string) {
 				t.Helper()
 				if !errors.Is(err, ErrWrongSchema) {
 					t.Fatalf("%s on table %s: %v; want ErrWrongSchema", what, tc.name, err)
 				}
-				for _, want := range []string{table, `partition key "domain" of type S`} {
+				for _, want := range append([]string{table, `partition key "domain" of type S`}, want...) {
 					if !strings.Contains(err.Error(), want) {
 						t.Fatalf("%s: error %q does not mention %q", what, err, want)
 					}
 				}
 			}
-			check("CreateTable", CreateTable(ctx, client, table))
-			c := mustNew(t, client, table, nil)
-			check("CheckTable", c.CheckTable(ctx))
-			_, err := c.TryAcquire(ctx, coord.Request{Domain: "d", Holder: "A", TTL: time.Second})
-			check("TryAcquire", err)
-			_, err = c.State(ctx, "d")
-			check("State", err)
+			// An item call's error also reaches the server's refusal.
+			checkItem := func(what string, err error, want ...string) {
+				t.Helper()
+				check(what, err, want...)
+				var api smithy.APIError
+				if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+					t.Fatalf("%s: %v; want the server's ValidationException beneath", what, err)
+				}
+			}
+			check("CreateTable", CreateTable(ctx, client, table), tc.have)
 			l := coord.Lease{Domain: "d", Holder: "A", Token: 1}
-			_, err = c.Renew(ctx, l, time.Second)
-			check("Renew", err)
-			check("Release", c.Release(ctx, l))
+			for _, v := range []struct {
+				name string
+				c    *Driver
+				want string
+			}{
+				{"", mustNew(t, client, table, nil), tc.have},
+				{" without DescribeTable", newDriver(noDescribe{client}, table, nil), "could not be read"},
+			} {
+				if v.name == "" {
+					check("CheckTable", v.c.CheckTable(ctx), tc.have)
+				}
+				_, err := v.c.TryAcquire(ctx, coord.Request{Domain: "d", Holder: "A", TTL: time.Second})
+				checkItem("TryAcquire"+v.name, err, v.want)
+				_, err = v.c.State(ctx, "d")
+				checkItem("State"+v.name, err, v.want)
+				_, err = v.c.Renew(ctx, l, time.Second)
+				checkItem("Renew"+v.name, err, v.want)
+				checkItem("Release"+v.name, v.c.Release(ctx, l), v.want)
+			}
 		})
 	}
 }
 
-func TestCreateTableIdempotent(t *testing.T) {
-	client := testClient(t)
+// TestOtherValidationError: a ValidationException that is not about the
+// table's key (here a key value over DynamoDB's 2048 bytes, which
+// coord.New would have refused) is reported as the server's error, never
+// as ErrWrongSchema, with or without DescribeTable.
+func TestOtherValidationError(t *testing.T) { dynamotest.Run(t, testOtherValidationError) }
+
+func testOtherValidationError(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
+	ctx := testCtx(t)
+	table := newTable(t, client)
+	long := strings.Repeat("d", 3000)
+	for _, c := range []*Driver{mustNew(t, client, table, nil), newDriver(noDescribe{client}, table, nil)} {
+		_, err := c.TryAcquire(ctx, coord.Request{Domain: long, Holder: "A", TTL: time.Second})
+		var api smithy.APIError
+		if err == nil || errors.Is(err, ErrWrongSchema) || !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+			t.Fatalf("TryAcquire with a 3000-byte domain: %v; want the server's ValidationException, not ErrWrongSchema", err)
+		}
+		if _, err := c.State(ctx, long); err == nil || errors.Is(err, ErrWrongSchema) {
+			t.Fatalf("State with a 3000-byte domain: %v; want an error other than ErrWrongSchema", err)
+		}
+	}
+}
+
+// noDescribe is a client whose role may not call DescribeTable, as with
+// fence's least-privilege writer policy (dynamodb:GetItem and
+// dynamodb:UpdateItem only).
+type noDescribe struct{ *dynamodb.Client }
+
+func (noDescribe) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return nil, &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "DescribeTable",
+		Err: httpError(400, &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized to perform: dynamodb:DescribeTable"})}
+}
+
+func TestCreateTableIdempotent(t *testing.T) { dynamotest.Run(t, testCreateTableIdempotent) }
+
+func testCreateTableIdempotent(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	ctx := testCtx(t)
 	table := newTable(t, client)
 	if err := CreateTable(ctx, client, table); err != nil {
@@ -245,8 +306,10 @@ func TestCreateTableIdempotent(t *testing.T) {
 
 // TestFloorAboveCounter checks both update forms: counter+1 when the
 // counter is at or above the floor, floor+1 when it is below.
-func TestFloorAboveCounter(t *testing.T) {
-	client := testClient(t)
+func TestFloorAboveCounter(t *testing.T) { dynamotest.Run(t, testFloorAboveCounter) }
+
+func testFloorAboveCounter(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	clk := coordtest.NewFakeClock(coordtest.FakeStart)
 	c := mustNew(t, client, newTable(t, client), &Options{Clock: clk})
 	ctx := testCtx(t)
@@ -292,8 +355,10 @@ func TestFloorAboveCounter(t *testing.T) {
 
 // TestCorruptItem: an item the coordinator cannot trust is reported, and
 // nothing is written over it.
-func TestCorruptItem(t *testing.T) {
-	client := testClient(t)
+func TestCorruptItem(t *testing.T) { dynamotest.Run(t, testCorruptItem) }
+
+func testCorruptItem(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	ctx := testCtx(t)
 	table := newTable(t, client)
 	c := mustNew(t, client, table, nil)
@@ -332,11 +397,13 @@ func TestCorruptItem(t *testing.T) {
 // TestOpen: Open finds the endpoint and region through the standard AWS
 // chain (AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION) as well as through its
 // options.
-func TestOpen(t *testing.T) {
-	client := testClient(t) // skips without a server; sets dummy credentials if needed
+func TestOpen(t *testing.T) { dynamotest.Run(t, testOpen) }
+
+func testOpen(t *testing.T, endpoint string) {
+	client := testClient(t, endpoint)
 	ctx := testCtx(t)
 	table := newTable(t, client)
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", os.Getenv(endpointEnv))
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
 	t.Setenv("AWS_REGION", "us-east-1")
 	c, err := Open(ctx, table, nil)
 	if err != nil {
@@ -346,7 +413,7 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("CheckTable through the environment's endpoint: %v", err)
 	}
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1") // overridden below
-	c, err = Open(ctx, table, &OpenOptions{Endpoint: os.Getenv(endpointEnv), Region: "us-east-1"})
+	c, err = Open(ctx, table, &OpenOptions{Endpoint: endpoint, Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

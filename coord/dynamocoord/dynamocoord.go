@@ -77,7 +77,9 @@ type Driver struct {
 // New returns a Driver over table, reached through client. opts may
 // be nil. The table must exist with partition key "domain" of type S (see
 // CreateTable). An invalid table name fails with an error matching
-// coord.ErrInvalid.
+// coord.ErrInvalid. A client not made by NewClient keeps the SDK's own check
+// of the replies' x-amz-crc32 checksums, which logs a warning for every
+// reply without one (see checksum.go).
 func New(client *dynamodb.Client, table string, opts *Options) (*Driver, error) {
 	if err := validateTable(table); err != nil {
 		return nil, err
@@ -116,8 +118,17 @@ func Open(ctx context.Context, table string, opts *OpenOptions) (*Driver, error)
 // NewClient returns a DynamoDB client configured by the standard AWS
 // chain (environment, shared config and credentials files, web identity,
 // instance roles), with opts' Endpoint and Region applied on top.
-// Credentials come only from the chain.
+// Credentials come only from the chain. The client checks each reply's
+// x-amz-crc32 checksum, when the reply has one, before decoding it, and
+// fails the call on a mismatch (see checksum.go for why the SDK's own
+// check is replaced).
 func NewClient(ctx context.Context, opts *OpenOptions) (*dynamodb.Client, error) {
+	return newClient(ctx, opts)
+}
+
+// newClient is NewClient; tests add options, such as a logger, with
+// extra.
+func newClient(ctx context.Context, opts *OpenOptions, extra ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	var o OpenOptions
 	if opts != nil {
 		o = *opts
@@ -138,11 +149,12 @@ func NewClient(ctx context.Context, opts *OpenOptions) (*dynamodb.Client, error)
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("dynamocoord: no AWS region: set AWS_REGION, a region in the shared config file, or the region option")
 	}
-	return dynamodb.NewFromConfig(cfg, func(do *dynamodb.Options) {
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(do *dynamodb.Options) {
 		if o.Endpoint != "" {
 			do.BaseEndpoint = aws.String(o.Endpoint)
 		}
-	}), nil
+		useResponseCRC32(do)
+	}}, extra...)...), nil
 }
 
 // Table returns the name of the driver's table.

