@@ -28,6 +28,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/fencedstore/fence/config"
@@ -474,6 +475,226 @@ func TestCompose(t *testing.T) {
 	if env["AWS_ACCESS_KEY_ID"] != minioEnv["MINIO_ROOT_USER"] || env["AWS_SECRET_ACCESS_KEY"] != minioEnv["MINIO_ROOT_PASSWORD"] {
 		t.Errorf("fence's credentials are not MinIO's")
 	}
+}
+
+// TestTemplateSchema checks the template as cfn-lint's schema rules do,
+// against the CloudFormation registry's resource schemas in the directory
+// FENCE_TEST_CFN_SCHEMAS (deploy/local/test.sh writes them there with
+// `rain build --schema TYPE`): every resource's properties, with
+// intrinsic functions resolved with sample values, validate against its
+// type's schema (unknown or misspelt properties, wrong types, missing
+// required ones, values out of range); the template's sections, resource
+// attributes and parameters are of the forms CloudFormation takes; and
+// each parameter's default and sample value match its AllowedPattern.
+func TestTemplateSchema(t *testing.T) {
+	tpl := loadTemplate(t)
+	checkTemplateShape(t, tpl)
+	dir := os.Getenv("FENCE_TEST_CFN_SCHEMAS")
+	if dir == "" {
+		t.Skip("FENCE_TEST_CFN_SCHEMAS is not set: the resources were not checked against the CloudFormation registry's schemas (deploy/local/test.sh sets it)")
+	}
+	for name, err := range schemaErrors(t, tpl, dir) {
+		if err != nil {
+			t.Errorf("resource %s does not match the registry schema of its type:\n%v", name, err)
+		}
+	}
+
+	// The check itself: a misspelt property and a value out of its enum
+	// are refused.
+	broken := loadTemplate(t)
+	table := get(broken, "Resources", "LeaseTable", "Properties").(map[string]any)
+	table["PointInTimeRecoverySpecificaton"] = table["PointInTimeRecoverySpecification"]
+	delete(table, "PointInTimeRecoverySpecification")
+	get(broken, "Resources", "Bucket", "Properties", "VersioningConfiguration").(map[string]any)["Status"] = "On"
+	errs := schemaErrors(t, broken, dir)
+	for _, name := range []string{"LeaseTable", "Bucket"} {
+		if errs[name] == nil {
+			t.Errorf("a broken %s passed the registry schema check", name)
+		}
+	}
+}
+
+// schemaErrors validates each resource's properties, its intrinsic
+// functions resolved with sample values, against its type's registry
+// schema in dir.
+func schemaErrors(t *testing.T, tpl map[string]any, dir string) map[string]error {
+	t.Helper()
+	vals := sampleValues(t, tpl)
+	errs := map[string]error{}
+	for name, r := range tpl["Resources"].(map[string]any) {
+		res := r.(map[string]any)
+		typ := fmt.Sprint(res["Type"])
+		file := filepath.Join(dir, strings.ToLower(strings.ReplaceAll(typ, "::", "-"))+".json")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%s: no registry schema for %s: %v", name, typ, err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft7)
+		if err := c.AddResource(file, doc); err != nil {
+			t.Fatal(err)
+		}
+		sch, err := c.Compile(file)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		props := resolveSample(t, res["Properties"], vals)
+		if props == nil {
+			props = map[string]any{}
+		}
+		pj, err := json.Marshal(props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(pj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs[name] = sch.Validate(inst)
+	}
+	return errs
+}
+
+// checkTemplateShape checks the template's sections, and the keys of its
+// parameters, resources and outputs, against CloudFormation's template
+// anatomy.
+func checkTemplateShape(t *testing.T, tpl map[string]any) {
+	t.Helper()
+	allowed := func(what string, m map[string]any, keys ...string) {
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				t.Errorf("%s: unknown key %s", what, k)
+			}
+		}
+	}
+	allowed("template", tpl, "AWSTemplateFormatVersion", "Description", "Metadata", "Parameters", "Rules", "Mappings", "Conditions", "Transform", "Resources", "Outputs")
+	if tpl["AWSTemplateFormatVersion"] != "2010-09-09" {
+		t.Errorf("AWSTemplateFormatVersion %v", tpl["AWSTemplateFormatVersion"])
+	}
+	paramTypes := []string{"String", "Number", "List<Number>", "CommaDelimitedList"}
+	for name, p := range tpl["Parameters"].(map[string]any) {
+		pm := p.(map[string]any)
+		allowed("parameter "+name, pm, "Type", "Default", "AllowedPattern", "AllowedValues", "ConstraintDescription", "Description", "MaxLength", "MaxValue", "MinLength", "MinValue", "NoEcho")
+		if !slices.Contains(paramTypes, fmt.Sprint(pm["Type"])) && !strings.HasPrefix(fmt.Sprint(pm["Type"]), "AWS::") {
+			t.Errorf("parameter %s: type %v", name, pm["Type"])
+		}
+	}
+	for name, r := range tpl["Resources"].(map[string]any) {
+		rm := r.(map[string]any)
+		allowed("resource "+name, rm, "Type", "Properties", "DependsOn", "Condition", "DeletionPolicy", "UpdateReplacePolicy", "Metadata", "CreationPolicy", "UpdatePolicy")
+		for _, attr := range []string{"DeletionPolicy", "UpdateReplacePolicy"} {
+			if v, ok := rm[attr]; ok && !slices.Contains([]any{"Delete", "Retain", "RetainExceptOnCreate", "Snapshot"}, v) {
+				t.Errorf("resource %s: %s %v", name, attr, v)
+			}
+		}
+	}
+	for name, o := range tpl["Outputs"].(map[string]any) {
+		om := o.(map[string]any)
+		allowed("output "+name, om, "Description", "Value", "Export", "Condition")
+		if om["Value"] == nil {
+			t.Errorf("output %s has no Value", name)
+		}
+	}
+}
+
+// sampleValues gives each parameter its default (a sample where it has
+// none), checked against its AllowedPattern and bounds, each resource a
+// sample physical name, and the pseudo parameters a stack's values.
+func sampleValues(t *testing.T, tpl map[string]any) map[string]any {
+	t.Helper()
+	samples := map[string]any{"BucketName": "example-reports"}
+	vals := map[string]any{}
+	for k, v := range stack {
+		if strings.HasPrefix(k, "AWS::") {
+			vals[k] = v
+		}
+	}
+	for name, p := range tpl["Parameters"].(map[string]any) {
+		pm := p.(map[string]any)
+		v, ok := pm["Default"]
+		if !ok {
+			if v, ok = samples[name]; !ok {
+				t.Fatalf("parameter %s has no default and no sample value", name)
+			}
+		}
+		if pat, ok := pm["AllowedPattern"].(string); ok {
+			if !regexp.MustCompile(pat).MatchString(fmt.Sprint(v)) {
+				t.Errorf("parameter %s: %v does not match its AllowedPattern %s", name, v, pat)
+			}
+		}
+		if pm["Type"] == "Number" {
+			n, ok := v.(int)
+			if !ok {
+				t.Fatalf("parameter %s: %v is not a number", name, v)
+			}
+			if lo, ok := pm["MinValue"].(int); ok && n < lo {
+				t.Errorf("parameter %s: %d below MinValue %d", name, n, lo)
+			}
+		}
+		vals[name] = v
+	}
+	for name := range tpl["Resources"].(map[string]any) {
+		vals[name] = "sample-" + strings.ToLower(name)
+	}
+	// A resource's Ref is its name where it has one.
+	vals["Bucket"] = vals["BucketName"]
+	vals["LeaseTable"] = vals["TableName"]
+	return vals
+}
+
+// resolveSample resolves Ref and Fn::Sub with vals, Fn::GetAtt with a
+// sample string, and fails on other intrinsic functions.
+func resolveSample(t *testing.T, v any, vals map[string]any) any {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 1 {
+			for k, x := range v {
+				switch {
+				case k == "Ref":
+					val, ok := vals[fmt.Sprint(x)]
+					if !ok {
+						t.Errorf("!Ref %v: no such name", x)
+					}
+					return val
+				case k == "Fn::Sub":
+					s, ok := x.(string)
+					if !ok {
+						t.Errorf("Fn::Sub with variables is not resolved by this check: %v", x)
+						return ""
+					}
+					return subVar.ReplaceAllStringFunc(s, func(m string) string {
+						val, ok := vals[m[2:len(m)-1]]
+						if !ok {
+							t.Errorf("!Sub %q: no value for %s", s, m)
+						}
+						return fmt.Sprint(val)
+					})
+				case k == "Fn::GetAtt":
+					return "sample-attribute"
+				case strings.HasPrefix(k, "Fn::"):
+					t.Errorf("%s is not resolved by this check", k)
+					return nil
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = resolveSample(t, x, vals)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = resolveSample(t, x, vals)
+		}
+		return out
+	}
+	return v
 }
 
 // ---- helpers
