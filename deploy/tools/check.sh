@@ -5,8 +5,10 @@
 #
 #   - deploy/k8s: kubeconform -strict, against JSON schemas made by
 #     deploy/tools/k8sschema from the Kubernetes v1.21.2 OpenAPI document
-#     that sigs.k8s.io/kustomize/kyaml embeds (no other source of
-#     Kubernetes schemas is reachable from here);
+#     that sigs.k8s.io/kustomize/kyaml embeds (unknown fields, types,
+#     required fields), and k8smodels.mjs, with the schemas of a recent
+#     Kubernetes API that the npm package kubernetes-models bundles
+#     (types, required fields, enums; unknown fields pass);
 #   - deploy/aws/fence.yaml: cfn-guard with AWS Control Tower's proactive
 #     controls for S3, DynamoDB and IAM, both from the npm package
 #     @cdklabs/cdk-validator-cfnguard (which ships the cfn-guard binary);
@@ -25,6 +27,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 KUBECONFORM_MODULE="github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
 RAIN_MODULE="github.com/aws-cloudformation/rain/cmd/rain@v1.24.4"
 CFNGUARD_PACKAGE="@cdklabs/cdk-validator-cfnguard@0.0.62"
+K8S_MODELS_PACKAGES=(kubernetes-models@5.1.0 yaml@2.9.1)
 # The rules applied to the template, from the package's
 # rules/control-tower/cfn-guard. Not applied, by design (docs/deploy.md):
 # s3 pr-2 (access logging: needs a log bucket of yours), pr-4 (event
@@ -79,6 +82,20 @@ cfn_guard() {
 	echo "$CFNGUARD_PACKAGE" >"$dir/version"
 }
 
+# k8s_models installs kubernetes-models (and yaml, to read the manifests)
+# from the npm registry once.
+k8s_models() {
+	local dir="$cache/k8s-models"
+	if [[ -d "$dir/node_modules/kubernetes-models" && "$(cat "$dir/version" 2>/dev/null)" == "${K8S_MODELS_PACKAGES[*]}" ]]; then
+		return 0
+	fi
+	log "installing ${K8S_MODELS_PACKAGES[*]} from the npm registry"
+	rm -rf "$dir" && mkdir -p "$dir"
+	echo '{"private": true, "type": "module"}' >"$dir/package.json"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${K8S_MODELS_PACKAGES[@]}" >&2
+	echo "${K8S_MODELS_PACKAGES[*]}" >"$dir/version"
+}
+
 # must_fail runs a validator on a file that has to be refused.
 must_fail() {
 	local file=$1
@@ -106,8 +123,16 @@ if [[ "$(cat "$cache/k8s-schemas/stamp" 2>/dev/null)" != "$stamp" ]]; then
 fi
 kubeconform=("$cache/bin/kubeconform" -strict -summary -kubernetes-version 1.21.2 -schema-location "$cache/k8s-schemas")
 "${kubeconform[@]}" deploy/k8s
-for f in deploy/tools/testdata/k8s/*.yaml; do
-	must_fail "$f" "${kubeconform[@]}" "$f"
+for f in misspelt-field wrong-type no-containers; do
+	must_fail "deploy/tools/testdata/k8s/$f.yaml" "${kubeconform[@]}" "deploy/tools/testdata/k8s/$f.yaml"
+done
+
+k8s_models
+cp deploy/tools/k8smodels.mjs "$cache/k8s-models/"
+models=(node "$cache/k8s-models/k8smodels.mjs")
+"${models[@]}" deploy/k8s/*.yaml
+for f in bad-enum wrong-type no-containers; do
+	must_fail "deploy/tools/testdata/k8s/$f.yaml" "${models[@]}" "deploy/tools/testdata/k8s/$f.yaml"
 done
 
 # ---- CloudFormation
