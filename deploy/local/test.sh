@@ -89,7 +89,23 @@ fuzz_targets() {
 		sort -u
 }
 
+# deploy_checks validates the deployment files under deploy/: kubeconform
+# on the Kubernetes manifests, cfn-guard on the CloudFormation template,
+# and the registry schemas that deploy/deploy_test.go's TestTemplateSchema
+# checks the template against (deploy/tools/check.sh, docs/deploy.md). The
+# tools are installed once into $FENCE_CACHE/deploy. FENCE_DEPLOY_CHECKS=0
+# skips it, and TestTemplateSchema then skips too.
+deploy_checks() {
+	if [[ "${FENCE_DEPLOY_CHECKS:-}" == 0 ]]; then
+		echo "FENCE_DEPLOY_CHECKS=0: the deployment files are not validated" >&2
+		return
+	fi
+	export FENCE_TEST_CFN_SCHEMAS="${FENCE_CACHE:-$PWD/.cache}/deploy/cfn-schemas"
+	run bash deploy/tools/check.sh
+}
+
 start_servers
+deploy_checks
 
 # DynamoDB Local: servers.sh skips it without Java 17; say so again at the
 # end, where it is seen, since the DynamoDB tests then ran against dynalite
