@@ -16,6 +16,11 @@
 # deploy/local/servers.sh), and stops them however the script ends. The
 # first run on a new machine builds MinIO from the Go module proxy: about 6
 # to 7 minutes on 2 cores.
+#
+# It also starts versitygw (POSIX backend), a second S3 implementation
+# that the tests of objstore/s3store and objstore/miniostore run against
+# beside MinIO (FENCE_TEST_S3_ENDPOINT_VERSITYGW); its first build takes
+# about 5 minutes on 2 cores.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
