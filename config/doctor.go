@@ -224,7 +224,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	d.add(names[2], StatusOK, "If-None-Match: * and a stale If-Match were refused, a current If-Match accepted")
+	d.add(names[2], StatusOK, "one of 4 concurrent If-None-Match: * creates won; If-None-Match: * and a stale If-Match were refused (also on CompleteMultipartUpload, for S3 stores), a current If-Match accepted")
 	if !lease {
 		d.checkPolicy(cctx, b)
 	}

@@ -52,6 +52,7 @@ func RunMultipart[B driver.Backend](t *testing.T, newBackend func(t *testing.T, 
 		{"Failures", MultipartMinPartSize, (*multipartCase).failures},
 		{"PreconditionAtComplete", MultipartMinPartSize, (*multipartCase).preconditionAtComplete},
 		{"RefusesStoreIgnoringConditions", MultipartPartSize, (*multipartCase).refusesStoreIgnoringConditions},
+		{"PutMultipart", MultipartPartSize, (*multipartCase).putMultipart},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,27 +331,80 @@ func (c *multipartCase) preconditionAtComplete(t *testing.T) {
 	c.mustHaveNoUploads(t)
 }
 
+// putMultipart: the backend's PutMultipart, with which the probe checks
+// CompleteMultipartUpload, writes a tiny body as a multipart upload of
+// one part (its ETag ends in "-1") and honours the precondition there.
+func (c *multipartCase) putMultipart(t *testing.T) {
+	ctx := t.Context()
+	mp, ok := c.b.(driver.MultipartPutter)
+	if !ok {
+		t.Fatal("the backend writes with multipart uploads but is not a driver.MultipartPutter")
+	}
+	put := func(body string, mode driver.PutMode) (driver.ObjectInfo, error) {
+		return mp.PutMultipart(ctx, "tiny", strings.NewReader(body), int64(len(body)), driver.PutOptions{Mode: mode})
+	}
+	first, err := put("1", driver.Create{})
+	if err != nil {
+		t.Fatalf("PutMultipart of one byte: %v", err)
+	}
+	if !strings.HasSuffix(strings.Trim(first.ETag, `"`), "-1") {
+		t.Fatalf("ETag %s: want a 1-part multipart ETag", first.ETag)
+	}
+	c.mustGet(t, "tiny", 1, sha256.Sum256([]byte("1")))
+	if _, err := put("2", driver.Create{}); !errors.Is(err, driver.ErrPreconditionFailed) {
+		t.Fatalf("PutMultipart with If-None-Match: * over an existing object: %v, want ErrPreconditionFailed", err)
+	}
+	if _, err := put("3", driver.Update{ETag: `"0123456789abcdef0123456789abcdef-1"`}); !errors.Is(err, driver.ErrPreconditionFailed) {
+		t.Fatalf("PutMultipart with a stale If-Match: %v, want ErrPreconditionFailed", err)
+	}
+	if _, err := put("4", driver.Update{ETag: first.ETag}); err != nil {
+		t.Fatalf("PutMultipart with the current If-Match: %v", err)
+	}
+	c.mustGet(t, "tiny", 1, sha256.Sum256([]byte("4")))
+	if _, err := mp.PutMultipart(ctx, "unknown", strings.NewReader("x"), -1, driver.PutOptions{}); err == nil {
+		t.Fatal("PutMultipart of a body of unknown size succeeded; it needs the size")
+	}
+	c.mustHaveNoUploads(t)
+}
+
 // refusesStoreIgnoringConditions: a Store over a backend that drops the
-// conditional headers refuses to write, and writes nothing.
+// conditional headers refuses to write, and writes nothing; so does one
+// over a backend that drops them on CompleteMultipartUpload alone, which
+// only the probe's multipart check can tell (its error says so).
 func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
 	b := c.b
 	ctx := t.Context()
 	if err := driver.Probe(ctx, b); err != nil {
 		t.Fatalf("Probe of the real backend: %v", err)
 	}
-	s := objstore.New(IgnoreConditions(b), nil)
-	_, err := s.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1)
-	if !errors.Is(err, objstore.ErrUnsafeStore) {
-		t.Fatalf("Put through a store that ignores conditions: %v, want ErrUnsafeStore", err)
+	if _, ok := b.(driver.MultipartPutter); !ok {
+		t.Fatal("the backend writes with multipart uploads but is not a driver.MultipartPutter, so the probe cannot check CompleteMultipartUpload")
 	}
-	var left []string
-	if err := b.List(ctx, "", func(o driver.ObjectInfo) error {
-		left = append(left, o.Key)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(left) != 0 {
-		t.Fatalf("the refused Put left %d objects, first %q", len(left), left[0])
+	for _, tc := range []struct {
+		name string
+		b    driver.Backend
+		want string
+	}{
+		{"All", IgnoreConditions(b), "If-None-Match: *"},
+		{"OnComplete", IgnoreConditionsOnComplete(b, c.partSize), "CompleteMultipartUpload"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := objstore.New(tc.b, nil)
+			_, err := s.Put(ctx, "d", "k", 1, strings.NewReader("x"), 1)
+			if !errors.Is(err, objstore.ErrUnsafeStore) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Put through a store that ignores conditions: %v, want ErrUnsafeStore naming %s", err, tc.want)
+			}
+			var left []string
+			if err := b.List(ctx, "", func(o driver.ObjectInfo) error {
+				left = append(left, o.Key)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(left) != 0 {
+				t.Fatalf("the refused Put left %d objects, first %q", len(left), left[0])
+			}
+			c.mustHaveNoUploads(t)
+		})
 	}
 }
