@@ -220,10 +220,10 @@ func (c *multipartCase) unknownSize(t *testing.T) {
 
 // failures checks that every failed multipart upload is aborted, stores
 // nothing and leaves no unfinished upload behind. Each subtest checks the
-// uploads of its own keys: on versitygw, a part still being written when
-// the abort of a cancelled upload arrives can re-create the upload
-// afterwards (its handler makes the upload's directory again), which
-// Cancelled's own check, made at once, does not see.
+// uploads of its own keys: once, on versitygw, a subtest found an upload
+// of "k" that the ones before it had aborted (by versitygw's source, a
+// part still being written when the abort arrives makes the upload's
+// directory again), which their own checks, made at once, had not seen.
 func (c *multipartCase) failures(t *testing.T) {
 	b := c.b
 	ctx := t.Context()
