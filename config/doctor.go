@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -69,6 +70,8 @@ type DoctorOptions struct {
 //
 //   - store reachable: the server (or the file system) answers;
 //   - bucket exists (directory exists for file://);
+//   - server-side encryption, when the URL sets sse=: an object written
+//     with it is reported stored with it (see checkSSE);
 //   - conditional writes honoured: driver.Probe, which writes and then
 //     deletes one object under "_fence/probe/";
 //   - coordinator reachable; for a dynamodb:// coordinator, table exists
@@ -209,6 +212,18 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		d.add(names[2], StatusFail, "open %s: %v", r.location, err)
 		return nil
 	}
+	sseName := "server-side encryption"
+	if lease {
+		sseName += " of the lease store"
+	}
+	if !d.checkSSE(cctx, sseName, b) {
+		d.add(names[2], StatusSkip, "the store refuses the writes the URL's sse= asks for")
+		if !d.opts.SkipProbe {
+			b.Close()
+			return nil
+		}
+		return b
+	}
 	if err := driver.Probe(cctx, b); err != nil {
 		if errors.Is(err, driver.ErrPermanent) {
 			// Refused outright (permission, a full disk, read-only):
@@ -224,11 +239,63 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	d.add(names[2], StatusOK, "If-None-Match: * and a stale If-Match were refused, a current If-Match accepted")
+	d.add(names[2], StatusOK, "one of 4 concurrent If-None-Match: * creates won; If-None-Match: * and a stale If-Match were refused (also on CompleteMultipartUpload, for S3 stores), a current If-Match accepted")
 	if !lease {
 		d.checkPolicy(cctx, b)
 	}
 	return b
+}
+
+// sseReporter is a backend that asks the store to encrypt what it writes
+// (S3's x-amz-server-side-encryption) and reads back what the store
+// reports: s3store and miniostore.
+type sseReporter interface {
+	SSE() (sse, kmsKeyID string)
+	StoredSSE(ctx context.Context, key string) (sse, kmsKeyID string, err error)
+}
+
+// checkSSE, when the URL sets sse=, writes one object under the probe's
+// prefix, reads back the server-side encryption the store reports for
+// it, and deletes it. It fails when the store refused the write (MinIO
+// without a KMS), and when it accepted it but reports the object stored
+// without the encryption asked for (versitygw's POSIX backend stores it
+// in plaintext). It returns false only when the store refused the write,
+// which the capability probe's writes would meet as well.
+func (d *doctor) checkSSE(ctx context.Context, name string, b driver.Backend) bool {
+	sr, ok := b.(sseReporter)
+	if !ok {
+		return true
+	}
+	want, wantKey := sr.SSE()
+	if want == "" {
+		return true
+	}
+	asked := "x-amz-server-side-encryption: " + want
+	if wantKey != "" {
+		asked += " (KMS key " + wantKey + ")"
+	}
+	key := fmt.Sprintf("%ssse-%d-%s", driver.ProbePrefix, os.Getpid(), rand.Text())
+	// Unconditional, so that a refusal is about the encryption alone.
+	const body = "fence doctor: server-side encryption"
+	if _, err := b.Put(ctx, key, strings.NewReader(body), int64(len(body)), driver.PutOptions{}); err != nil {
+		d.add(name, StatusFail, "the store refused a write with %s, which the URL's sse= asks for: %v", asked, err)
+		return false
+	}
+	defer b.Delete(context.WithoutCancel(ctx), key)
+	got, gotKey, err := sr.StoredSSE(ctx, key)
+	switch {
+	case err != nil:
+		d.add(name, StatusFail, "cannot read back the encryption of %q: %v", key, err)
+	case got == "":
+		d.add(name, StatusFail, "the store accepted a write with %s and reports the object stored without encryption (no x-amz-server-side-encryption on HEAD of %q): it ignores sse=, so fence's objects would be stored in plaintext; use a store that encrypts (MinIO needs a KMS, versitygw's POSIX backend does not encrypt), or drop sse= from the URL", asked, key)
+	case got != want:
+		d.add(name, StatusFail, "the URL's sse= asks for %s, the store reports %q for %q", asked, got, key)
+	case wantKey != "" && !strings.HasSuffix(gotKey, wantKey):
+		d.add(name, StatusFail, "the URL's sse= asks for %s, the store reports KMS key %q for %q", asked, gotKey, key)
+	default:
+		d.add(name, StatusOK, "a probe object written with %s is reported stored with %s", asked, got)
+	}
+	return true
 }
 
 // checkPolicy reports whether an S3 bucket's policy requires fence's

@@ -11,8 +11,9 @@ import (
 )
 
 // observed reports every call to a backend, with its latency, as an
-// observe.Call. It keeps the backend's optional interfaces: Capable and
-// KeyChecker always (with the defaults of a backend that lacks them),
+// observe.Call. It keeps the backend's optional interfaces: Capable,
+// KeyChecker and MultipartPutter always (with the defaults of a backend
+// that lacks them: no capabilities, every key, ErrUnsupported),
 // HashingPutter as observedHashing when the backend has it.
 type observed struct {
 	inner driver.Backend
@@ -55,6 +56,18 @@ func (b observed) Head(ctx context.Context, key string) (driver.ObjectInfo, erro
 func (b observed) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	start := time.Now()
 	info, err := b.inner.Put(ctx, key, body, size, opts)
+	b.call(ctx, "put", start, err)
+	return info, err
+}
+
+// PutMultipart keeps the probe's multipart check (driver.Probe) on a
+// backend that has one.
+func (b observed) PutMultipart(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	if _, ok := b.inner.(driver.MultipartPutter); !ok {
+		return driver.ObjectInfo{}, driver.ErrUnsupported
+	}
+	start := time.Now()
+	info, err := driver.PutMultipart(ctx, b.inner, key, body, size, opts)
 	b.call(ctx, "put", start, err)
 	return info, err
 }

@@ -9,8 +9,10 @@ import (
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/drivertest"
 	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/observe"
 )
 
 // ignoring drops some conditional headers, as some proxies do.
@@ -68,11 +70,12 @@ func TestProbePassesAndIsCachedPerStore(t *testing.T) {
 			t.Fatalf("put %d: %v", i, err)
 		}
 	}
-	// 4 probe puts once, then per commit: the domain's first manifest (a
-	// fence) + its floor marker + 1 manifest carrying the value inline,
-	// or 1.
-	if got := fb.Calls(faulty.OpPut); got != 4+3+1+1 {
-		t.Fatalf("%d puts, want %d (probe once, then 1, or 3 for the first commit, per commit)", got, 4+3+1+1)
+	// The probe's puts once (its concurrent creates, then 3 more; a
+	// memory store has no multipart path), then per commit: the domain's
+	// first manifest (a fence) + its floor marker + 1 manifest carrying
+	// the value inline, or 1.
+	if want := driver.ProbeRacers + 3 + 3 + 1 + 1; fb.Calls(faulty.OpPut) != int64(want) {
+		t.Fatalf("%d puts, want %d (probe once, then 1, or 3 for the first commit, per commit)", fb.Calls(faulty.OpPut), want)
 	}
 	for _, k := range mem.Keys() {
 		if strings.HasPrefix(k, "_fence/probe/") {
@@ -90,5 +93,43 @@ func TestCollectProbes(t *testing.T) {
 	}
 	if _, err := objstore.New(b, nil).Collect(ctx, "d", 0); !errors.Is(err, objstore.ErrUnsafeStore) {
 		t.Fatalf("Collect over a store that ignores conditional writes: %v, want ErrUnsafeStore", err)
+	}
+}
+
+// multipartMem is a memory store with a multipart path (PutMultipart is
+// its Put), under a location of its own.
+type multipartMem struct {
+	*memstore.Backend
+	name string
+}
+
+func (b multipartMem) PutMultipart(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
+	return b.Put(ctx, key, r, size, o)
+}
+
+func (b multipartMem) Location() string { return "multipart-mem://" + b.name }
+
+// The wrappers between a Store and its backend (the Observer's, faulty)
+// keep the probe's multipart check: a Store over a backend that ignores
+// the precondition on CompleteMultipartUpload alone is refused through
+// them too.
+func TestProbeMultipartThroughWrappers(t *testing.T) {
+	for name, wrap := range map[string]func(driver.Backend) (driver.Backend, *objstore.Options){
+		"Observer": func(b driver.Backend) (driver.Backend, *objstore.Options) {
+			return b, &objstore.Options{Observer: observe.Nop{}}
+		},
+		"faulty": func(b driver.Backend) (driver.Backend, *objstore.Options) { return faulty.New(b), nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			mem := memstore.New()
+			b, opts := wrap(drivertest.IgnoreConditionsOnComplete(multipartMem{mem, t.Name()}, 1<<20))
+			_, err := objstore.New(b, opts).Put(t.Context(), "d", "k", 1, strings.NewReader("x"), 1)
+			if !errors.Is(err, objstore.ErrUnsafeStore) || !strings.Contains(err.Error(), "CompleteMultipartUpload") {
+				t.Fatalf("Put: %v, want ErrUnsafeStore naming CompleteMultipartUpload", err)
+			}
+			if keys := mem.Keys(); len(keys) != 0 {
+				t.Fatalf("a refused store was written to: %q", keys)
+			}
+		})
 	}
 }

@@ -7,6 +7,10 @@
 # temporary data directories (DynamoDB Local keeps its tables in memory),
 # and are stopped when the calling shell exits, even on failure.
 #
+# Beside MinIO, versitygw (built from the Go module proxy at a pinned
+# version, with its POSIX backend) is a second S3 implementation for the
+# tests of s3store and miniostore: FENCE_TEST_S3_ENDPOINT_VERSITYGW.
+#
 # Source it, then call fence_servers_start (which stops the servers on EXIT
 # unless FENCE_SERVERS_NO_TRAP is set, for callers with a trap of their own
 # that call fence_servers_stop):
@@ -16,9 +20,11 @@
 #                              # FENCE_TEST_DYNAMODB_LOCAL_ENDPOINT (unless skipped), ...
 #
 # The cache lives in .cache/ at the repository root (git-ignored), or in
-# $FENCE_CACHE. The first MinIO build takes about 6 to 7 minutes on 2 cores.
+# $FENCE_CACHE. The first MinIO build takes about 6 to 7 minutes on 2 cores,
+# the first versitygw build about 5.
 
 FENCE_MINIO_MODULE="github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c"
+FENCE_VERSITYGW_MODULE="github.com/versity/versitygw/cmd/versitygw@v1.8.0"
 FENCE_DYNALITE_PACKAGE="dynalite@4.0.0"
 
 fence_repo_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
@@ -83,6 +89,45 @@ fence_install_dynalite() {
 	echo "$FENCE_DYNALITE_PACKAGE" >"$stamp"
 }
 
+# versitygw: a second S3 implementation, with its POSIX backend (one
+# directory per bucket, one file per object). Kept in functions of its own.
+
+fence_install_versitygw() {
+	local bin="$FENCE_CACHE/bin/versitygw" stamp="$FENCE_CACHE/bin/versitygw.version"
+	if [[ -x "$bin" && "$(cat "$stamp" 2>/dev/null)" == "$FENCE_VERSITYGW_MODULE" ]]; then
+		return 0
+	fi
+	fence_log "building versitygw ($FENCE_VERSITYGW_MODULE); the first build takes about 5 minutes on 2 cores"
+	mkdir -p "$FENCE_CACHE/bin"
+	GOBIN="$FENCE_CACHE/bin" GOFLAGS=-mod=mod go install "$FENCE_VERSITYGW_MODULE"
+	echo "$FENCE_VERSITYGW_MODULE" >"$stamp"
+}
+
+# fence_versitygw_start starts versitygw on a free loopback port over a
+# temporary directory, with MinIO's credentials (fence_servers_start sets
+# them), and exports FENCE_TEST_S3_ENDPOINT_VERSITYGW.
+fence_versitygw_start() {
+	local port
+	port=$(fence_free_port)
+	mkdir -p "$FENCE_SERVERS_TMP/versitygw"
+	ROOT_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID ROOT_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY \
+		"$FENCE_CACHE/bin/versitygw" --port "127.0.0.1:$port" --region "$AWS_REGION" --quiet \
+		posix "$FENCE_SERVERS_TMP/versitygw" >"$FENCE_SERVERS_TMP/versitygw.log" 2>&1 &
+	FENCE_VERSITYGW_PID=$!
+	fence_wait_port "$port" "$FENCE_VERSITYGW_PID" 60 || { cat "$FENCE_SERVERS_TMP/versitygw.log" >&2; return 1; }
+	export FENCE_TEST_S3_ENDPOINT_VERSITYGW="http://127.0.0.1:$port"
+	export FENCE_TEST_VERSITYGW_BIN="$FENCE_CACHE/bin/versitygw"
+	fence_log "versitygw (POSIX backend) at $FENCE_TEST_S3_ENDPOINT_VERSITYGW (pid $FENCE_VERSITYGW_PID)"
+}
+
+fence_versitygw_stop() {
+	if [[ -n "${FENCE_VERSITYGW_PID:-}" ]]; then
+		kill "$FENCE_VERSITYGW_PID" 2>/dev/null || true
+		wait "$FENCE_VERSITYGW_PID" 2>/dev/null || true
+	fi
+	FENCE_VERSITYGW_PID=
+}
+
 # fence_servers_stop stops both servers and removes their data. It is
 # installed as an EXIT trap by fence_servers_start.
 fence_servers_stop() {
@@ -94,6 +139,7 @@ fence_servers_stop() {
 		wait "$pid" 2>/dev/null || true
 	done
 	fence_dynamodb_local_stop
+	fence_versitygw_stop
 	[[ -n "${FENCE_SERVERS_TMP:-}" ]] && rm -rf "$FENCE_SERVERS_TMP"
 	FENCE_MINIO_PID= FENCE_DYNALITE_PID=
 }
@@ -103,6 +149,7 @@ fence_servers_start() {
 	export FENCE_CACHE
 	fence_install_minio
 	fence_install_dynalite
+	fence_install_versitygw
 	FENCE_SERVERS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/fence-servers.XXXXXX")
 	if [[ -z "${FENCE_SERVERS_NO_TRAP:-}" ]]; then
 		trap fence_servers_stop EXIT
@@ -140,6 +187,7 @@ fence_servers_start() {
 	export FENCE_TEST_MINIO_BIN="$FENCE_CACHE/bin/minio"
 	export FENCE_TEST_DYNALITE_BIN="$FENCE_CACHE/dynalite/node_modules/.bin/dynalite"
 	fence_log "MinIO at $FENCE_TEST_S3_ENDPOINT (pid $FENCE_MINIO_PID), dynalite at $FENCE_TEST_DYNAMODB_ENDPOINT (pid $FENCE_DYNALITE_PID)"
+	fence_versitygw_start || return 1
 	fence_dynamodb_local_ready || return 1
 }
 

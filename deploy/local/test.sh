@@ -17,6 +17,11 @@
 # deploy/local/servers.sh), and stops them however the script ends. The
 # first run on a new machine builds MinIO from the Go module proxy: about 6
 # to 7 minutes on 2 cores.
+#
+# It also starts versitygw (POSIX backend), a second S3 implementation
+# that the tests of objstore/s3store and objstore/miniostore run against
+# beside MinIO (FENCE_TEST_S3_ENDPOINT_VERSITYGW); its first build takes
+# about 5 minutes on 2 cores.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -128,7 +133,11 @@ fi
 export FENCE_TEST_SPIN=1
 
 run go vet ./...
-run go test -race -count=1 ./...
+# The servers' suites of objstore/s3store and objstore/miniostore run once
+# per S3 implementation (MinIO, versitygw): with the race detector on a
+# busy 2-core machine each package took up to about 9 minutes, near go
+# test's default limit of 10 per package.
+run go test -race -count=1 -timeout 30m ./...
 
 if [[ "$FUZZTIME" != "0" && "$FUZZTIME" != "0s" ]]; then
 	mapfile -t targets < <(fuzz_targets)

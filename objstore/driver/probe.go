@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 )
@@ -27,11 +28,28 @@ type probeOnce struct {
 	passed bool
 }
 
-// Probe checks that b honours conditional writes: Create on an existing
-// object and Update with a stale ETag must both fail, and Update with the
-// current ETag must succeed. It writes and then deletes one object under
-// ProbePrefix. A backend that fails gets an error matching
-// ErrUnsafeStore.
+// ProbeRacers is how many writes with If-None-Match: * Probe sends at
+// once to one new key.
+const ProbeRacers = 4
+
+// Probe checks that b honours conditional writes, as fence relies on
+// them:
+//
+//   - of ProbeRacers writes with If-None-Match: * sent at once to one new
+//     key, exactly one succeeds, and the object holds its bytes (some
+//     stores check the header only when nothing else writes the key);
+//   - then Create on the existing object and Update with a stale ETag
+//     both fail, and Update with the current ETag succeeds;
+//   - when b is a MultipartPutter (its Put completes multipart uploads
+//     under the put's precondition, as version uploads and plain copies
+//     of large values do), on a second key, beside the checks above:
+//     a multipart upload of one tiny part with If-None-Match: * creates
+//     it, and then one with If-None-Match: * and one with a stale
+//     If-Match both fail at CompleteMultipartUpload.
+//
+// It writes and then deletes those objects under ProbePrefix. A backend
+// that fails gets an error matching ErrUnsafeStore that names what the
+// store did wrong.
 //
 // A probe that passed is remembered for b's Location for the life of the
 // process, so every writer to one location probes it once; one that
@@ -55,16 +73,34 @@ func probe(ctx context.Context, b Backend) error {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	key := ProbePrefix + hex.EncodeToString(id[:])
+	// The multipart checks take another key, so that they run beside the
+	// others without contending for one object (MinIO makes concurrent
+	// writers of one key wait for each other).
+	multipart := make(chan error, 1)
+	go func() { multipart <- probeMultipart(ctx, b, key+"-multipart") }()
+	err := probePut(ctx, b, key)
+	if merr := <-multipart; err == nil {
+		err = merr
+	}
+	return err
+}
+
+// unsafeStore is the error of a probe that found the store ignoring a
+// precondition: what it did, on the probe object key.
+func unsafeStore(b Backend, key, what string) error {
+	return fmt.Errorf("%w: %s (probe object %q at %s). Use a store that supports S3 conditional writes, or opt out explicitly (SkipProbe / --unsafe-skip-probe) and accept that stale writers will NOT be fenced", ErrUnsafeStore, what, key, b.Location())
+}
+
+// probePut makes the checks of single writes on key.
+func probePut(ctx context.Context, b Backend, key string) error {
 	defer b.Delete(context.WithoutCancel(ctx), key)
 	put := func(body string, mode PutMode) (ObjectInfo, error) {
 		return b.Put(ctx, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
 	}
-	unsafe := func(what string) error {
-		return fmt.Errorf("%w: %s (probe object %q at %s). Use a store that supports S3 conditional writes, or opt out explicitly (SkipProbe / --unsafe-skip-probe) and accept that stale writers will NOT be fenced", ErrUnsafeStore, what, key, b.Location())
-	}
-	first, err := put("1", Create{})
+	unsafe := func(what string) error { return unsafeStore(b, key, what) }
+	first, err := probeRace(ctx, b, key, unsafe)
 	if err != nil {
-		return cannotWrite(b, key, err)
+		return err
 	}
 	_, err = put("2", Create{})
 	switch {
@@ -88,6 +124,96 @@ func probe(ctx context.Context, b Backend) error {
 		return cannotWrite(b, key, err)
 	} else if err != nil {
 		return fmt.Errorf("objstore: capability probe: If-Match with the current ETag %q failed, so no commit could ever succeed: %w", first.ETag, err)
+	}
+	return nil
+}
+
+// probeRace sends ProbeRacers writes with If-None-Match: * to the new
+// key at once and returns the one that succeeded. The losers must fail
+// with ErrPreconditionFailed or ErrConflict, and the object must be the
+// winner's.
+func probeRace(ctx context.Context, b Backend, key string, unsafe func(string) error) (ObjectInfo, error) {
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		infos [ProbeRacers]ObjectInfo
+		errs  [ProbeRacers]error
+	)
+	body := func(i int) string { return fmt.Sprintf("racer %d", i) }
+	for i := range ProbeRacers {
+		wg.Go(func() {
+			<-start
+			infos[i], errs[i] = b.Put(ctx, key, strings.NewReader(body(i)), int64(len(body(i))), PutOptions{Mode: Create{}})
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner, won := -1, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			winner, won = i, won+1
+		case errors.Is(err, ErrPermanent):
+			return ObjectInfo{}, cannotWrite(b, key, err)
+		case !errors.Is(err, ErrPreconditionFailed) && !errors.Is(err, ErrConflict):
+			return ObjectInfo{}, fmt.Errorf("objstore: capability probe: %d concurrent writes with If-None-Match: * to one new key: want one success and 412 Precondition Failed or 409 ConditionalRequestConflict for the others, got: %w", ProbeRacers, err)
+		}
+	}
+	switch {
+	case won > 1:
+		return ObjectInfo{}, unsafe(fmt.Sprintf("%d of %d concurrent writes with If-None-Match: * to one new key succeeded; exactly one may (the store does not order concurrent conditional writes)", won, ProbeRacers))
+	case won == 0:
+		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: none of %d concurrent writes with If-None-Match: * to a new key %q succeeded (first error: %w)", ProbeRacers, key, errs[0])
+	}
+	rc, info, err := b.Get(ctx, key, GetOptions{})
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: read back %q: %w", key, err)
+	}
+	got, err := io.ReadAll(io.LimitReader(rc, 64))
+	rc.Close()
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: read back %q: %w", key, err)
+	}
+	if string(got) != body(winner) || info.ETag != infos[winner].ETag {
+		return ObjectInfo{}, unsafe(fmt.Sprintf("of %d concurrent writes with If-None-Match: * to one new key, one succeeded but the object holds %q (ETag %s), not its bytes %q (ETag %s): a write that failed replaced it", ProbeRacers, got, info.ETag, body(winner), infos[winner].ETag))
+	}
+	return infos[winner], nil
+}
+
+// probeMultipart checks the precondition on CompleteMultipartUpload,
+// when b's Put uses multipart uploads, on key: a multipart upload with
+// If-None-Match: * creates the new key; then Create, and Update with a
+// stale ETag, of the existing object must both fail.
+func probeMultipart(ctx context.Context, b Backend, key string) error {
+	put := func(body string, mode PutMode) (ObjectInfo, error) {
+		return PutMultipart(ctx, b, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
+	}
+	unsafe := func(what string) error {
+		return unsafeStore(b, key, what+" (the store ignores the precondition on CompleteMultipartUpload, so large writes would not be fenced)")
+	}
+	first, err := put("5", Create{})
+	switch {
+	case errors.Is(err, ErrUnsupported):
+		return nil // Put never uses a multipart upload
+	case errors.Is(err, ErrPermanent):
+		return cannotWrite(b, key, err)
+	case err != nil:
+		return fmt.Errorf("objstore: capability probe: a multipart upload of a new key %q with If-None-Match: * on CompleteMultipartUpload failed, so no large write could succeed: %w", key, err)
+	}
+	defer b.Delete(context.WithoutCancel(ctx), key)
+	_, err = put("6", Create{})
+	switch {
+	case err == nil:
+		return unsafe("a multipart upload whose CompleteMultipartUpload carried If-None-Match: * replaced an existing object")
+	case !errors.Is(err, ErrPreconditionFailed):
+		return fmt.Errorf("objstore: capability probe: CompleteMultipartUpload with If-None-Match: * on an existing object: want 412 Precondition Failed, got: %w", err)
+	}
+	_, err = put("7", Update{ETag: staleETag(first.ETag)})
+	switch {
+	case err == nil:
+		return unsafe("a multipart upload whose CompleteMultipartUpload carried a stale If-Match ETag succeeded")
+	case !errors.Is(err, ErrPreconditionFailed):
+		return fmt.Errorf("objstore: capability probe: CompleteMultipartUpload with a stale If-Match: want 412 Precondition Failed, got: %w", err)
 	}
 	return nil
 }

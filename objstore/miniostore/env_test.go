@@ -9,21 +9,17 @@ import (
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
-// testEndpoint returns the endpoint and Options for the tests, or skips t
-// when none is configured.
-func testEndpoint(t *testing.T) (string, Options) {
-	t.Helper()
-	ep, region := s3test.Endpoint(t, "miniostore")
-	return ep, Options{Region: region}
+// testEndpoint returns the endpoint and Options for the test server srv
+// (see s3test.EachServer).
+func testEndpoint(srv s3test.Server) (string, Options) {
+	return srv.Endpoint, Options{Region: srv.Region}
 }
 
-// newBucket creates a fresh, uniquely named bucket and returns a backend
-// for it with opts and prefix. The bucket and everything in it,
+// newBucket creates a fresh, uniquely named bucket at endpoint ep and
+// returns a backend for it with opts and prefix. The bucket and everything in it,
 // unfinished multipart uploads included, is removed when t ends.
-func newBucket(t *testing.T, prefix string, opts Options) *Backend {
+func newBucket(t testing.TB, ep, prefix string, opts Options) *Backend {
 	t.Helper()
-	ep, base := testEndpoint(t)
-	opts.Region = base.Region
 	bucket := s3test.BucketName("fence-miniostore-")
 	b, err := Open(ep, bucket, prefix, &opts)
 	if err != nil {
@@ -40,7 +36,7 @@ func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 // deletes repeatedly because MinIO's listing hides an object while
 // another object's key equals its prefix up to a "/" (see
 // objstore/internal/s3test).
-func removeBucket(t *testing.T, c *minio.Client, bucket string) {
+func removeBucket(t testing.TB, c *minio.Client, bucket string) {
 	ctx := context.WithoutCancel(t.Context())
 	for range 10 {
 		n := 0
@@ -68,7 +64,7 @@ func removeBucket(t *testing.T, c *minio.Client, bucket string) {
 }
 
 // listUploads returns the bucket's unfinished multipart uploads.
-func listUploads(t *testing.T, c *minio.Client, bucket string) []minio.ObjectMultipartInfo {
+func listUploads(t testing.TB, c *minio.Client, bucket string) []minio.ObjectMultipartInfo {
 	t.Helper()
 	res, err := minio.Core{Client: c}.ListMultipartUploads(context.WithoutCancel(t.Context()), bucket, "", "", "", "", 1000)
 	if err != nil {

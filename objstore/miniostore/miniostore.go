@@ -63,10 +63,13 @@ type Backend struct {
 	location string
 	partSize int64
 	sse      encrypt.ServerSide
+	sseName  string // Options.SSE
+	kmsKeyID string // Options.KMSKeyID
 }
 
 var (
-	_ driver.Backend = (*Backend)(nil)
+	_ driver.Backend         = (*Backend)(nil)
+	_ driver.MultipartPutter = (*Backend)(nil)
 )
 
 // New returns a backend that stores objects in bucket under prefix,
@@ -109,6 +112,7 @@ func (b *Backend) configure(o Options) error {
 	if o.KMSKeyID != "" && o.SSE != "aws:kms" {
 		return &rules.InvalidError{What: "option", Value: "KMSKeyID", Reason: `only valid with SSE "aws:kms"`}
 	}
+	b.sseName, b.kmsKeyID = o.SSE, o.KMSKeyID
 	b.partSize = o.PartSize
 	if b.partSize == 0 {
 		b.partSize = DefaultPartSize

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -35,6 +36,25 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	}
 	if p.Single() {
 		return b.putSingle(ctx, key, p.Data(), opts)
+	}
+	return b.putMultipart(ctx, key, p, opts)
+}
+
+// PutMultipart is Put with a multipart upload whatever the body's size:
+// a body that fits in one part is one part, however small. size must be
+// known. It implements driver.MultipartPutter, with which the capability
+// probe proves that the store honours the precondition on
+// CompleteMultipartUpload.
+func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return driver.ObjectInfo{}, b.fail("put", key, err)
+	}
+	if size < 0 {
+		return driver.ObjectInfo{}, b.fail("put", key, errors.New("PutMultipart needs the body's size"))
+	}
+	p, err := s3part.Read(body, size, b.partSize, -1)
+	if err != nil {
+		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	return b.putMultipart(ctx, key, p, opts)
 }

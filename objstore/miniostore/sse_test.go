@@ -10,21 +10,23 @@ import (
 )
 
 func TestSSE(t *testing.T) {
-	_, base := testEndpoint(t)
-	s3test.SSE(t, func(t *testing.T, sse, kmsKeyID string) *Backend {
-		opts := base
-		opts.PartSize = MinPartSize
-		opts.SSE, opts.KMSKeyID = sse, kmsKeyID
-		return newBucket(t, "", opts)
-	}, func(err error) string {
-		var er minio.ErrorResponse
-		errors.As(err, &er)
-		return er.Code
-	}, func(t *testing.T, b *Backend, key string) (string, string) {
-		st, err := b.client.StatObject(t.Context(), b.bucket, key, minio.StatObjectOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Metadata.Get("X-Amz-Server-Side-Encryption"), st.Metadata.Get("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id")
+	s3test.EachServer(t, "miniostore", func(t *testing.T, srv s3test.Server) {
+		ep, base := testEndpoint(srv)
+		s3test.SSE(t, srv, func(t *testing.T, sse, kmsKeyID string) *Backend {
+			opts := base
+			opts.PartSize = MinPartSize
+			opts.SSE, opts.KMSKeyID = sse, kmsKeyID
+			return newBucket(t, ep, "", opts)
+		}, func(err error) string {
+			var er minio.ErrorResponse
+			errors.As(err, &er)
+			return er.Code
+		}, func(t *testing.T, b *Backend, key string) (string, string) {
+			st, err := b.client.StatObject(t.Context(), b.bucket, key, minio.StatObjectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Metadata.Get("X-Amz-Server-Side-Encryption"), st.Metadata.Get("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id")
+		})
 	})
 }

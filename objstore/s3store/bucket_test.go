@@ -7,25 +7,29 @@ import (
 )
 
 func TestEnsureBucket(t *testing.T) {
-	opts := testOptions(t)
-	bucket := s3test.BucketName("fence-s3store-ensure-")
-	b, err := Open(t.Context(), bucket, "p", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3test.EnsureBucket(t, b, func() { removeBucket(t, b.client, bucket) })
+	s3test.EachServer(t, "s3store", func(t *testing.T, srv s3test.Server) {
+		opts := testOptions(srv)
+		bucket := s3test.BucketName("fence-s3store-ensure-")
+		b, err := Open(t.Context(), bucket, "p", &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s3test.EnsureBucket(t, b, func() { removeBucket(t, b.client, bucket) })
+	})
 }
 
 func TestBucketErrors(t *testing.T) {
-	opts := testOptions(t)
-	ctx := t.Context()
-	// An endpoint nothing listens on: an error, not "missing".
-	opts.Endpoint = "http://127.0.0.1:1"
-	b, err := Open(ctx, s3test.UnreachableBucket, "", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// An empty bucket name fails at construction.
-	_, err = New(b.client, "", "", nil)
-	s3test.BucketErrors(t, ctx, b, err)
+	s3test.EachServer(t, "s3store", func(t *testing.T, srv s3test.Server) {
+		opts := testOptions(srv)
+		ctx := t.Context()
+		// An endpoint nothing listens on: an error, not "missing".
+		opts.Endpoint = "http://127.0.0.1:1"
+		b, err := Open(ctx, s3test.UnreachableBucket, "", &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An empty bucket name fails at construction.
+		_, err = New(b.client, "", "", nil)
+		s3test.BucketErrors(t, ctx, b, err)
+	})
 }

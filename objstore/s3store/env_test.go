@@ -12,18 +12,16 @@ import (
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
-// testOptions returns Options for the test endpoint, or skips t when
-// none is configured.
-func testOptions(t *testing.T) Options {
-	t.Helper()
-	ep, region := s3test.Endpoint(t, "s3store")
-	return Options{Endpoint: ep, Region: region, PathStyle: true}
+// testOptions returns Options for the test server srv (see
+// s3test.EachServer).
+func testOptions(srv s3test.Server) Options {
+	return Options{Endpoint: srv.Endpoint, Region: srv.Region, PathStyle: true}
 }
 
 // newBucket creates a fresh, uniquely named bucket and returns a backend
 // for it with opts and prefix. The bucket and everything in it,
 // unfinished multipart uploads included, is removed when t ends.
-func newBucket(t *testing.T, prefix string, opts Options) *Backend {
+func newBucket(t testing.TB, prefix string, opts Options) *Backend {
 	t.Helper()
 	ctx := t.Context()
 	bucket := s3test.BucketName("fence-s3store-")
@@ -42,7 +40,7 @@ func newBucket(t *testing.T, prefix string, opts Options) *Backend {
 // deletes repeatedly because MinIO's listing hides an object while
 // another object's key equals its prefix up to a "/" (see
 // objstore/internal/s3test).
-func removeBucket(t *testing.T, c *s3.Client, bucket string) {
+func removeBucket(t testing.TB, c *s3.Client, bucket string) {
 	ctx := context.WithoutCancel(t.Context())
 	bk := aws.String(bucket)
 	for range 10 {
@@ -77,7 +75,7 @@ func removeBucket(t *testing.T, c *s3.Client, bucket string) {
 }
 
 // listUploads returns the bucket's unfinished multipart uploads.
-func listUploads(t *testing.T, c *s3.Client, bucket string) []types.MultipartUpload {
+func listUploads(t testing.TB, c *s3.Client, bucket string) []types.MultipartUpload {
 	t.Helper()
 	out, err := c.ListMultipartUploads(context.WithoutCancel(t.Context()), &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
 	if err != nil {

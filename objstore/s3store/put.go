@@ -69,6 +69,26 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 	return info, readWhole(total, p.Sum(), err), err
 }
 
+// PutMultipart is Put with a multipart upload whatever the body's size:
+// a body that fits in one part is one part, however small. size must be
+// known. It implements driver.MultipartPutter, with which the capability
+// probe proves that the store honours the precondition on
+// CompleteMultipartUpload.
+func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return driver.ObjectInfo{}, b.fail("put", key, err)
+	}
+	if size < 0 {
+		return driver.ObjectInfo{}, b.fail("put", key, errors.New("PutMultipart needs the body's size"))
+	}
+	p, err := s3part.Read(body, size, b.partSize, -1)
+	if err != nil {
+		return driver.ObjectInfo{}, b.fail("put", key, err)
+	}
+	info, _, err := b.putMultipart(ctx, key, p, opts)
+	return info, err
+}
+
 // readWhole is the digest of a put that read the whole body, if err says
 // it did.
 func readWhole(size int64, sum [sha256.Size]byte, err error) driver.Digest {

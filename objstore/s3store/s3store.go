@@ -96,7 +96,8 @@ type Backend struct {
 }
 
 var (
-	_ driver.Backend = (*Backend)(nil)
+	_ driver.Backend         = (*Backend)(nil)
+	_ driver.MultipartPutter = (*Backend)(nil)
 )
 
 // New returns a backend that stores objects in bucket under prefix,

@@ -370,23 +370,22 @@ func (c *backendCase) listKeys(prefix string, want map[string]driver.ObjectInfo)
 	return keys
 }
 
+// nesting returns how the store treats nested keys (ProbeNesting, under
+// the case's prefix), and logs it when the store does not list them.
+func (c *backendCase) nesting() Nesting {
+	n, detail := ProbeNesting(c.t, c.b, c.p+"nesting/")
+	if n != NestingListed {
+		c.t.Logf("this store's nested keys are %s (%s): the case uses keys none of which is another's prefix up to a \"/\"", n, detail)
+	}
+	return n
+}
+
 func (c *backendCase) list() {
 	t, b, p := c.t, c.b, c.p
 	// Chosen so that lexical order differs from a naive directory walk:
 	// '-' and ' ' sort before '/', and '/' before letters.
 	names := []string{"a", "a/b", "a/b/c", "a-b", "a b", "ab", "b", "b/a", "c"}
-	want := map[string]driver.ObjectInfo{}
-	for i, n := range names {
-		data := bytes.Repeat([]byte{'x'}, i)
-		info := c.put(p+n, data, driver.PutOptions{})
-		want[p+n] = driver.ObjectInfo{Key: p + n, Size: int64(len(data)), ETag: info.ETag}
-	}
-	// A key beside the prefix, which no listing below may report.
-	outside := strings.TrimSuffix(p, "/") + "-outside"
-	c.put(outside, []byte("x"), driver.PutOptions{})
-	t.Cleanup(func() { b.Delete(context.WithoutCancel(t.Context()), outside) })
-
-	for _, tc := range []struct {
+	cases := []struct {
 		prefix string
 		want   []string
 	}{
@@ -399,7 +398,38 @@ func (c *backendCase) list() {
 		{"b/a/", nil},
 		{"d", nil},
 		{"zz/yy/", nil},
-	} {
+	}
+	if c.nesting() != NestingListed {
+		// The same orders without a nested pair: a directory's name
+		// ("a") still sorts before "a b" and "a-b" in a naive walk.
+		names = []string{"a/b", "a/c/d", "a-b", "a b", "ab", "b/a", "c"}
+		cases = []struct {
+			prefix string
+			want   []string
+		}{
+			{"", []string{"a b", "a-b", "a/b", "a/c/d", "ab", "b/a", "c"}},
+			{"a", []string{"a b", "a-b", "a/b", "a/c/d", "ab"}},
+			{"a/", []string{"a/b", "a/c/d"}},
+			{"a/c", []string{"a/c/d"}},
+			{"a/c/", []string{"a/c/d"}},
+			{"b/", []string{"b/a"}},
+			{"b/a/", nil},
+			{"d", nil},
+			{"zz/yy/", nil},
+		}
+	}
+	want := map[string]driver.ObjectInfo{}
+	for i, n := range names {
+		data := bytes.Repeat([]byte{'x'}, i)
+		info := c.put(p+n, data, driver.PutOptions{})
+		want[p+n] = driver.ObjectInfo{Key: p + n, Size: int64(len(data)), ETag: info.ETag}
+	}
+	// A key beside the prefix, which no listing below may report.
+	outside := strings.TrimSuffix(p, "/") + "-outside"
+	c.put(outside, []byte("x"), driver.PutOptions{})
+	t.Cleanup(func() { b.Delete(context.WithoutCancel(t.Context()), outside) })
+
+	for _, tc := range cases {
 		var wantKeys []string
 		for _, k := range tc.want {
 			wantKeys = append(wantKeys, p+k)
@@ -435,11 +465,15 @@ func (c *backendCase) listStops() {
 
 func (c *backendCase) keyShapes() {
 	t, b, p := c.t, c.b, c.p
+	nested := c.nesting() == NestingListed
 	names := []string{
-		"a", "a/b", "a/b/c", "A", "with space", "trailing space ", "unicode/日本語/ключ", "émoji 🙂",
+		"a/b/c", "A", "with space", "trailing space ", "unicode/日本語/ключ", "émoji 🙂",
 		"at@sign", "per%cent", "per%25cent", "%2F", "colon:key", "con", "nul.txt", "a.b", ".hidden",
 		"d.x", "f.x", "x/d.y", "x/f.y", "plus+and=equals", "q?uery#frag", "tilde~", "semi;colon", "brackets[1]",
 		strings.Repeat("long", 40),
+	}
+	if nested {
+		names = append(names, "a", "a/b")
 	}
 	slices.Sort(names)
 	var want []string
@@ -452,6 +486,15 @@ func (c *backendCase) keyShapes() {
 	}
 	if got := c.listKeys(p, nil); !slices.Equal(got, want) {
 		t.Fatalf("List(%q) = %q, want %q", p, got, want)
+	}
+	if !nested {
+		// Deleting one key of a "directory" keeps its siblings.
+		if err := b.Delete(t.Context(), p+"x/d.y"); err != nil {
+			t.Fatal(err)
+		}
+		c.mustNotExist(p + "x/d.y")
+		c.mustContain(p+"x/f.y", []byte("content of x/f.y"))
+		return
 	}
 	if err := b.Delete(t.Context(), p+"a/b"); err != nil {
 		t.Fatal(err)

@@ -23,3 +23,35 @@ func (i ignoring) Put(ctx context.Context, key string, body io.Reader, size int6
 
 // Location is "ignoring+" and the backend's.
 func (i ignoring) Location() string { return "ignoring+" + i.Backend.Location() }
+
+// IgnoreConditionsOnComplete returns b as a store that honours
+// conditional headers on PutObject and ignores them on
+// CompleteMultipartUpload, as some stores do: it drops the mode of every
+// write that b makes with a multipart upload, that is of PutMultipart
+// and of a Put whose body is of unknown size or larger than threshold
+// (b's multipart threshold). Its Location differs from b's.
+func IgnoreConditionsOnComplete(b driver.Backend, threshold int64) driver.Backend {
+	return ignoringComplete{b, threshold}
+}
+
+type ignoringComplete struct {
+	driver.Backend
+	threshold int64
+}
+
+// Put writes unconditionally when b would write with a multipart upload.
+func (i ignoringComplete) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	if size < 0 || size > i.threshold {
+		opts.Mode = nil
+	}
+	return i.Backend.Put(ctx, key, body, size, opts)
+}
+
+// PutMultipart writes unconditionally.
+func (i ignoringComplete) PutMultipart(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	opts.Mode = nil
+	return driver.PutMultipart(ctx, i.Backend, key, body, size, opts)
+}
+
+// Location is "ignoring-complete+" and the backend's.
+func (i ignoringComplete) Location() string { return "ignoring-complete+" + i.Backend.Location() }

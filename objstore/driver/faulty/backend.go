@@ -27,7 +27,10 @@ type rule struct {
 	seen int
 }
 
-var _ driver.Backend = (*Backend)(nil)
+var (
+	_ driver.Backend         = (*Backend)(nil)
+	_ driver.MultipartPutter = (*Backend)(nil)
+)
 
 // New returns b with no rules: every call runs normally until Add.
 func New(b driver.Backend) *Backend { return &Backend{inner: b} }
@@ -147,6 +150,30 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 		return driver.ObjectInfo{}, wrap(c, err)
 	}
 	info, err := b.inner.Put(ctx, key, body, size, opts)
+	if err != nil {
+		return info, err
+	}
+	if err := f.after(); err != nil {
+		return driver.ObjectInfo{}, wrap(c, err)
+	}
+	return info, nil
+}
+
+// PutMultipart passes the call on as a Put (OpPut), with its fault, when
+// the wrapped backend is a driver.MultipartPutter, so that the capability
+// probe reaches its multipart path; otherwise it fails with
+// driver.ErrUnsupported, doing and counting nothing.
+func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	mp, ok := b.inner.(driver.MultipartPutter)
+	if !ok {
+		return driver.ObjectInfo{}, driver.ErrUnsupported
+	}
+	c := Call{Op: OpPut, Key: key, Opts: opts}
+	f := b.fault(ctx, c)
+	if err := f.before(ctx); err != nil {
+		return driver.ObjectInfo{}, wrap(c, err)
+	}
+	info, err := mp.PutMultipart(ctx, key, body, size, opts)
 	if err != nil {
 		return info, err
 	}

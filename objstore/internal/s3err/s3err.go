@@ -21,9 +21,14 @@ import (
 //   - AccessDenied, InvalidAccessKeyId, SignatureDoesNotMatch,
 //     AllAccessDisabled, or any 403 but RequestTimeTooSkewed (which the
 //     SDKs correct and retry themselves): driver.ErrPermission
-//   - XMinioStorageFull: driver.ErrNoSpace
+//   - XMinioStorageFull, InsufficientStorage (versitygw's full disk):
+//     driver.ErrNoSpace
 //   - KeyTooLongError, MissingContentLength, InvalidBucketName,
-//     EntityTooLarge, InvalidStorageClass, or 411: driver.ErrPermanent.
+//     EntityTooLarge, InvalidStorageClass, or 411: driver.ErrPermanent;
+//     so are ObjectParentIsFile and ExistingObjectIsDirectory (409), with
+//     which a store over a POSIX file system (versitygw) refuses a key
+//     whose parent is a file ("a/b" beside an object "a") or a key that
+//     is a directory ("a" beside "a/b"), and DirectoryObjectContainsData.
 //     NotImplemented is not among them: a store that lacks a
 //     conditional header may answer it, and the capability probe must
 //     not report that as a store that cannot be written.
@@ -40,7 +45,7 @@ func Class(code string, status int) error {
 		return driver.ErrNotFound
 	case permission[code] || status == http.StatusForbidden && code != "RequestTimeTooSkewed":
 		return driver.ErrPermission
-	case code == "XMinioStorageFull":
+	case code == "XMinioStorageFull" || code == "InsufficientStorage":
 		return driver.ErrNoSpace
 	case permanent[code] || status == http.StatusLengthRequired:
 		return driver.ErrPermanent
@@ -75,6 +80,12 @@ var permanent = map[string]bool{
 	"InvalidBucketName":    true,
 	"EntityTooLarge":       true,
 	"InvalidStorageClass":  true,
+	// versitygw's POSIX backend: the key cannot be a file there, until
+	// the object in its way is deleted. A 409, which is not a conflict
+	// between concurrent writes (ConditionalRequestConflict).
+	"ObjectParentIsFile":          true,
+	"ExistingObjectIsDirectory":   true,
+	"DirectoryObjectContainsData": true,
 }
 
 // PutClass is Class for the answer to a Put in mode: an Update of a

@@ -45,7 +45,9 @@ type Body struct {
 // within one part, is read whole: Single reports true and Data returns
 // it. Anything else is read up to its first part, for Upload. For a known
 // size the part size grows so that the body fits in MaxParts parts, and
-// the body is never read more than one byte past size. Read holds one
+// the body is never read more than one byte past size. A negative
+// threshold makes every body of known size a multipart upload, of one
+// part when it fits in one (the backends' PutMultipart). Read holds one
 // part, or one body of up to threshold bytes, in memory.
 //
 // Read fails if the body fails, or if it ends and its length differs

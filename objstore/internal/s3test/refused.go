@@ -17,7 +17,7 @@ import (
 // RefusedReplies checks, against a fake server that answers every
 // request with one S3 error reply, that a backend reports the replies a
 // retry would only get again (access denied, key too long, missing
-// Content-Length, storage full) with their permanent driver class, after
+// Content-Length, storage full, a key a POSIX store cannot hold) with their permanent driver class, after
 // one request: neither its SDK nor the Store retries them. open returns
 // a backend for endpoint.
 func RefusedReplies(t *testing.T, open func(t *testing.T, endpoint string) driver.Backend) {
@@ -35,6 +35,9 @@ func RefusedReplies(t *testing.T, open func(t *testing.T, endpoint string) drive
 		{"put", 411, "MissingContentLength", driver.ErrPermanent},
 		{"put", 400, "InvalidBucketName", driver.ErrPermanent},
 		{"put", 507, "XMinioStorageFull", driver.ErrNoSpace},
+		{"put", 507, "InsufficientStorage", driver.ErrNoSpace},
+		{"put", 409, "ObjectParentIsFile", driver.ErrPermanent},
+		{"put", 409, "ExistingObjectIsDirectory", driver.ErrPermanent},
 	} {
 		t.Run(fmt.Sprintf("%s %d %s", tc.op, tc.status, tc.code), func(t *testing.T) {
 			var requests atomic.Int32
