@@ -82,3 +82,38 @@ func TestDispatchFailedDeliveryStaysPending(t *testing.T) {
 		t.Fatalf("dispatch after the destination recovered = %+v, %v", res, err)
 	}
 }
+
+// A dispatch that stops on an error still says how many records are left.
+func TestDispatchLeftOnError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer srv.Close()
+	ctx := context.Background()
+	store, c := open(t, t.TempDir())
+	sess, err := fence.Acquire(ctx, store, c, "d", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []objstore.Change
+	for range 2 {
+		ch, err := outbox.Add(sess.Lease().Token, srv.URL, "", []byte("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, ch)
+	}
+	if _, err := fence.NewHolder(sess, store).Commit(ctx, changes, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = sess.Release(ctx)
+	// The first delivery's record is fenced: another holder takes the
+	// domain over while it is delivered.
+	hooks := outbox.Hooks{Delivered: func(outbox.Record) {
+		if _, err := fence.Break(ctx, store, c, "d", &fence.BreakOptions{Holder: "other"}); err != nil {
+			t.Error(err)
+		}
+	}}
+	res, err := outbox.Dispatch(ctx, store, c, "d", outbox.HTTPDeliverer{}, &outbox.DispatchOptions{Holder: "disp", Hooks: hooks})
+	if err == nil || res.Delivered != 0 || res.Left != 2 {
+		t.Fatalf("dispatch fenced mid-way = %+v, %v; want an error, nothing delivered, 2 left", res, err)
+	}
+}

@@ -66,12 +66,11 @@ type DispatchResult struct {
 //
 // Dispatch returns an error when the lease cannot be taken or is lost, or
 // a commit fails; the records before it are recorded.
-func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, d Deliverer, opts *DispatchOptions) (DispatchResult, error) {
+func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domain string, d Deliverer, opts *DispatchOptions) (res DispatchResult, err error) {
 	var o DispatchOptions
 	if opts != nil {
 		o = *opts
 	}
-	var res DispatchResult
 	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: o.Holder, TTL: o.TTL, Wait: o.Wait})
 	if err != nil {
 		return res, fmt.Errorf("outbox: dispatch %q: %w", domain, err)
@@ -83,6 +82,7 @@ func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, 
 	}
 	h := fence.NewHolder(sess, store)
 	pending, err := store.List(sess.Ctx(), domain, &objstore.ListOptions{Prefix: PendingPrefix})
+	defer func() { res.Left = len(pending) - res.Delivered }() // on every return, errors too
 	if err != nil && !errors.Is(err, objstore.ErrNotFound) {
 		return res, fmt.Errorf("outbox: dispatch %q: list the outbox: %w", domain, err)
 	}
@@ -125,7 +125,6 @@ func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, 
 			o.Hooks.Recorded(rec)
 		}
 	}
-	res.Left = len(pending) - res.Delivered
 	return res, nil
 }
 
