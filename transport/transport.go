@@ -73,12 +73,18 @@ func (t Timeouts) Apply(tr *http.Transport) {
 		if err != nil {
 			return nil, err
 		}
-		return &idleConn{Conn: c, idle: t.Idle}, nil
+		return t.wrap(c), nil
 	}
 	tr.TLSHandshakeTimeout = t.Connect
 	tr.ResponseHeaderTimeout = t.FirstByte
 	tr.ExpectContinueTimeout = time.Second
 	tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, 64)
+}
+
+// wrap bounds c's pauses by t.Idle and makes its writes wait for the
+// answer when the peer resets the connection (answerFirst).
+func (t Timeouts) wrap(c net.Conn) net.Conn {
+	return newAnswerFirst(&idleConn{Conn: c, idle: t.Idle}, t.Idle)
 }
 
 // idleConn fails a connection that makes no progress for idle: each Read

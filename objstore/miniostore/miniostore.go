@@ -76,7 +76,10 @@ var (
 // through client, with the default part size and no server-side
 // encryption setting. A non-empty prefix is used as a folder: "tenant"
 // and "tenant/" both put key "k" at "tenant/k". An empty bucket fails
-// with an error matching rules.ErrInvalid.
+// with an error matching rules.ErrInvalid. Give client a transport
+// wrapped with ExpectContinue, as Open does: without it a large put the
+// store refuses from its headers can fail with a connection reset
+// instead of ErrPreconditionFailed.
 func New(client *minio.Client, bucket, prefix string) (*Backend, error) {
 	return newBackend(client, bucket, prefix, Options{})
 }
@@ -148,7 +151,7 @@ func Open(endpoint, bucket, prefix string, opts *Options) (*Backend, error) {
 		}),
 		Secure:    secure,
 		Region:    o.Region,
-		Transport: o.Timeouts.Client().Transport,
+		Transport: ExpectContinue(o.Timeouts.Client().Transport),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("miniostore: %w", err)

@@ -125,3 +125,16 @@ func prefixed(t *testing.T, prefix string) *Backend {
 	}
 	return b
 }
+
+// TestEarlyRefusal: a PutObject the store refuses from its headers
+// reports ErrPreconditionFailed, not a connection reset; it fails
+// without expectContinue.
+func TestEarlyRefusal(t *testing.T) {
+	s3test.EarlyRefusal(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}

@@ -150,7 +150,7 @@ func (b *Backend) putSingle(ctx context.Context, key string, body io.ReadSeeker,
 			in.SSEKMSKeyId = aws.String(b.kmsKeyID)
 		}
 	}
-	out, err := b.client.PutObject(ctx, in, checksumsWhenRequired, payloadHash(sum))
+	out, err := b.client.PutObject(ctx, in, checksumsWhenRequired, payloadHash(sum), expectContinue)
 	if err != nil {
 		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
@@ -206,7 +206,7 @@ func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, 
 			PartNumber:    aws.Int32(int32(n)),
 			Body:          bytes.NewReader(part),
 			ContentLength: aws.Int64(int64(len(part))),
-		}, checksumsWhenRequired, payloadHash(sum))
+		}, checksumsWhenRequired, payloadHash(sum), expectContinue)
 		if err != nil {
 			return err
 		}

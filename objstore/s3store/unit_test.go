@@ -126,3 +126,18 @@ func prefixed(t *testing.T, prefix string) *Backend {
 	}
 	return b
 }
+
+// TestEarlyRefusal: a PutObject the store refuses from its headers
+// reports ErrPreconditionFailed, not a connection reset; it fails
+// without expectContinue.
+func TestEarlyRefusal(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	s3test.EarlyRefusal(t, func(t *testing.T, endpoint string) driver.Backend {
+		b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+}
