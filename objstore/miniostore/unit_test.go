@@ -103,13 +103,7 @@ func TestEndpoints(t *testing.T) {
 }
 
 func TestRefusedReplies(t *testing.T) {
-	s3test.RefusedReplies(t, func(t *testing.T, endpoint string) driver.Backend {
-		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	})
+	s3test.RefusedReplies(t, openFake)
 }
 
 // TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
@@ -130,11 +124,15 @@ func prefixed(t *testing.T, prefix string) *Backend {
 // reports ErrPreconditionFailed, not a connection reset; it fails
 // without expectContinue.
 func TestEarlyRefusal(t *testing.T) {
-	s3test.EarlyRefusal(t, func(t *testing.T, endpoint string) driver.Backend {
-		b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	})
+	s3test.EarlyRefusal(t, openFake)
+}
+
+// openFake opens a backend on bucket "bucket" at the fake server at
+// endpoint, with short timeouts.
+func openFake(t *testing.T, endpoint string) driver.Backend {
+	b, err := Open(endpoint, "bucket", "", &Options{Region: "us-east-1", Timeouts: s3test.ShortTimeouts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

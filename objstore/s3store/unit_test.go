@@ -104,13 +104,7 @@ func TestLocation(t *testing.T) {
 func TestRefusedReplies(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	s3test.RefusedReplies(t, func(t *testing.T, endpoint string) driver.Backend {
-		b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	})
+	s3test.RefusedReplies(t, openFake)
 }
 
 // TestCheckKeyCountsPrefix: the backend is a driver.KeyChecker that
@@ -133,11 +127,15 @@ func prefixed(t *testing.T, prefix string) *Backend {
 func TestEarlyRefusal(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	s3test.EarlyRefusal(t, func(t *testing.T, endpoint string) driver.Backend {
-		b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	})
+	s3test.EarlyRefusal(t, openFake)
+}
+
+// openFake opens a backend on bucket "bucket" at the fake server at
+// endpoint, with short timeouts.
+func openFake(t *testing.T, endpoint string) driver.Backend {
+	b, err := Open(t.Context(), "bucket", "", &Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true, Timeouts: s3test.ShortTimeouts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
