@@ -224,7 +224,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	if err := driver.Probe(cctx, b); err != nil {
+	if err := driver.ProbeConditions(cctx, b); err != nil {
 		if errors.Is(err, driver.ErrPermanent) {
 			// Refused outright (permission, a full disk, read-only):
 			// nothing is known about conditional writes yet.
@@ -246,14 +246,6 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 	return b
 }
 
-// sseReporter is a backend that asks the store to encrypt what it writes
-// (S3's x-amz-server-side-encryption) and reads back what the store
-// reports: s3store and miniostore.
-type sseReporter interface {
-	SSE() (sse, kmsKeyID string)
-	StoredSSE(ctx context.Context, key string) (sse, kmsKeyID string, err error)
-}
-
 // checkSSE, when the URL sets sse=, writes one object under the probe's
 // prefix, reads back the server-side encryption the store reports for
 // it, and deletes it. It fails when the store refused the write (MinIO
@@ -262,18 +254,11 @@ type sseReporter interface {
 // in plaintext). It returns false only when the store refused the write,
 // which the capability probe's writes would meet as well.
 func (d *doctor) checkSSE(ctx context.Context, name string, b driver.Backend) bool {
-	sr, ok := b.(sseReporter)
-	if !ok {
-		return true
-	}
-	want, wantKey := sr.SSE()
+	want, wantKey := driver.SSEOf(b)
 	if want == "" {
 		return true
 	}
-	asked := "x-amz-server-side-encryption: " + want
-	if wantKey != "" {
-		asked += " (KMS key " + wantKey + ")"
-	}
+	asked := driver.SSEAsked(want, wantKey)
 	key := fmt.Sprintf("%ssse-%d-%s", driver.ProbePrefix, os.Getpid(), rand.Text())
 	// Unconditional, so that a refusal is about the encryption alone.
 	const body = "fence doctor: server-side encryption"
@@ -282,17 +267,12 @@ func (d *doctor) checkSSE(ctx context.Context, name string, b driver.Backend) bo
 		return false
 	}
 	defer b.Delete(context.WithoutCancel(ctx), key)
-	got, gotKey, err := sr.StoredSSE(ctx, key)
-	switch {
-	case err != nil:
+	got, gotKey, err := driver.StoredSSE(ctx, b, key)
+	if err != nil {
 		d.add(name, StatusFail, "cannot read back the encryption of %q: %v", key, err)
-	case got == "":
-		d.add(name, StatusFail, "the store accepted a write with %s and reports the object stored without encryption (no x-amz-server-side-encryption on HEAD of %q): it ignores sse=, so fence's objects would be stored in plaintext; use a store that encrypts (MinIO needs a KMS, versitygw's POSIX backend does not encrypt), or drop sse= from the URL", asked, key)
-	case got != want:
-		d.add(name, StatusFail, "the URL's sse= asks for %s, the store reports %q for %q", asked, got, key)
-	case wantKey != "" && !strings.HasSuffix(gotKey, wantKey):
-		d.add(name, StatusFail, "the URL's sse= asks for %s, the store reports KMS key %q for %q", asked, gotKey, key)
-	default:
+	} else if what := driver.SSEMismatch(key, want, wantKey, got, gotKey); what != "" {
+		d.add(name, StatusFail, "%s", what)
+	} else {
 		d.add(name, StatusOK, "a probe object written with %s is reported stored with %s", asked, got)
 	}
 	return true

@@ -30,8 +30,10 @@ const (
 // TestDoctorSSEServers: what doctor reports with sse=AES256 on each
 // server, through both SDKs. MinIO without a KMS refuses the write
 // (NotImplemented), so the conditional-write check is skipped; versitygw
-// (POSIX) accepts it and reports the object unencrypted, which fails;
-// MinIO with a static KMS key (MINIO_KMS_SECRET_KEY) reports AES256.
+// (POSIX) accepts it and reports the object unencrypted, which fails,
+// and so does the test acquisition, whose lease record the capability
+// probe refuses to write there; MinIO with a static KMS key
+// (MINIO_KMS_SECRET_KEY) reports AES256.
 func TestDoctorSSEServers(t *testing.T) {
 	servers := []struct {
 		name, env string
@@ -39,7 +41,7 @@ func TestDoctorSSEServers(t *testing.T) {
 		detail    string
 	}{
 		{"minio", minioEndpointEnv, []string{"server-side encryption=fail", "conditional writes honoured=skip", "coordinator reachable=skip", "test acquisition and release=skip"}, "KMS is not configured"},
-		{"versitygw", versitygwEndpointEnv, []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, "reports the object stored without encryption"},
+		{"versitygw", versitygwEndpointEnv, []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=fail"}, "reports the object stored without encryption"},
 		{"minio-kms", "", []string{"server-side encryption=ok", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, "reported stored with AES256"},
 	}
 	for _, srv := range servers {
@@ -78,6 +80,9 @@ func TestDoctorSSEServers(t *testing.T) {
 					}
 					if dt := checks[2].Detail; !strings.Contains(dt, srv.detail) {
 						t.Fatalf("server-side encryption: %q, want it to say %q", dt, srv.detail)
+					}
+					if last := checks[len(checks)-1]; last.Status == StatusFail && !strings.Contains(last.Detail, "store ignores server-side encryption") {
+						t.Fatalf("test acquisition failed with %q, want it to name the ignored encryption", last.Detail)
 					}
 					t.Logf("%s", checks[2].Detail)
 				})

@@ -15,8 +15,8 @@ import (
 
 // The backends whose encryption doctor checks.
 var (
-	_ sseReporter = (*s3store.Backend)(nil)
-	_ sseReporter = (*miniostore.Backend)(nil)
+	_ driver.SSEReporter = (*s3store.Backend)(nil)
+	_ driver.SSEReporter = (*miniostore.Backend)(nil)
 )
 
 // sseMem is a memory store that asks for server-side encryption and
@@ -54,7 +54,9 @@ func (b sseMem) StoredSSE(ctx context.Context, key string) (string, string, erro
 // TestDoctorSSE: with sse= in the URL, doctor reads back the encryption
 // of a probe object, and fails a store that refuses it, one that stores
 // plaintext, and one that stores another encryption or key; the object is
-// deleted.
+// deleted. The conditional-write check passes on its own, and the test
+// acquisition (bucket leases, written to the store) fails as every write
+// there would, refused by the capability probe.
 func TestDoctorSSE(t *testing.T) {
 	for _, tc := range []struct {
 		name, sse, kmsKeyID, honour string
@@ -63,8 +65,8 @@ func TestDoctorSSE(t *testing.T) {
 	}{
 		{"honoured", "AES256", "", "asked", []string{"server-side encryption=ok", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, "reported stored with AES256"},
 		{"honoured-kms", "aws:kms", "k1", "asked", []string{"server-side encryption=ok", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, "reported stored with aws:kms"},
-		{"plaintext", "AES256", "", "none", []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, "reports the object stored without encryption"},
-		{"other", "aws:kms", "k1", "other", []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=ok"}, `the store reports "AES256"`},
+		{"plaintext", "AES256", "", "none", []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=fail"}, "reports the object stored without encryption"},
+		{"other", "aws:kms", "k1", "other", []string{"server-side encryption=fail", "conditional writes honoured=ok", "coordinator reachable=ok", "test acquisition and release=fail"}, `the store reports "AES256"`},
 		{"refused", "AES256", "", "refuse", []string{"server-side encryption=fail", "conditional writes honoured=skip", "coordinator reachable=skip", "test acquisition and release=skip"}, "KMS is not configured"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +79,9 @@ func TestDoctorSSE(t *testing.T) {
 			wantStatuses(t, d.checks, append([]string{"store reachable=ok", "memory store exists=ok"}, tc.want...)...)
 			if dt := d.checks[2].Detail; !strings.Contains(dt, tc.detail) {
 				t.Errorf("detail %q, want it to say %q", dt, tc.detail)
+			}
+			if last := d.checks[len(d.checks)-1]; last.Status == StatusFail && !strings.Contains(last.Detail, "store ignores server-side encryption") {
+				t.Errorf("test acquisition failed with %q, want it to name the ignored encryption", last.Detail)
 			}
 			for _, k := range mem.Keys() {
 				if strings.HasPrefix(k, driver.ProbePrefix) {

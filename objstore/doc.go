@@ -37,6 +37,7 @@
 // ErrInvalid (*InvalidError names the argument; a key too long for the
 // backend, its prefix counted, is refused before anything is uploaded),
 // ErrUnsafeStore (the backend ignores conditional writes),
+// ErrEncryptionIgnored (sse= is set and the store stores plaintext),
 // ErrPermanent (the store refused a request for good: permission denied,
 // no space left, a read-only store; not retried) and ErrPlainCopy
 // (*PlainCopyError: with Options.PlainCopies, the commit landed but some

@@ -41,6 +41,11 @@ var (
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// fencing cannot work on it.
 	ErrUnsafeStore = driver.ErrUnsafeStore
+	// ErrEncryptionIgnored: the location asks for server-side encryption
+	// (sse=), and the store accepts writes with it but reports them
+	// stored without it. The capability probe reports it, before the
+	// first write.
+	ErrEncryptionIgnored = driver.ErrEncryptionIgnored
 	// ErrNotFound: the domain, the key, or the bucket does not exist.
 	ErrNotFound = driver.ErrNotFound
 	// ErrPermanent: the store refused a request and would refuse it

@@ -12,8 +12,9 @@ import (
 
 // observed reports every call to a backend, with its latency, as an
 // observe.Call. It keeps the backend's optional interfaces: Capable,
-// KeyChecker and MultipartPutter always (with the defaults of a backend
-// that lacks them: no capabilities, every key, ErrUnsupported),
+// KeyChecker, MultipartPutter and SSEReporter always (with the defaults
+// of a backend that lacks them: no capabilities, every key,
+// ErrUnsupported, no encryption),
 // HashingPutter as observedHashing when the backend has it.
 type observed struct {
 	inner driver.Backend
@@ -90,6 +91,16 @@ func (b observed) Location() string { return b.inner.Location() }
 func (b observed) Close() error     { return b.inner.Close() }
 
 func (b observed) Capabilities() driver.Capabilities { return driver.CapabilitiesOf(b.inner) }
+
+// SSE and StoredSSE keep the probe's encryption check (driver.Probe).
+func (b observed) SSE() (sse, kmsKeyID string) { return driver.SSEOf(b.inner) }
+
+func (b observed) StoredSSE(ctx context.Context, key string) (sse, kmsKeyID string, err error) {
+	start := time.Now()
+	sse, kmsKeyID, err = driver.StoredSSE(ctx, b.inner, key)
+	b.call(ctx, "head", start, err)
+	return sse, kmsKeyID, err
+}
 
 func (b observed) CheckKey(key string) error {
 	if kc, ok := b.inner.(driver.KeyChecker); ok {

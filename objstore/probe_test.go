@@ -133,3 +133,52 @@ func TestProbeMultipartThroughWrappers(t *testing.T) {
 		})
 	}
 }
+
+// sseMem is a memory store whose writes ask for AES256, under a location
+// of its own; stored says what the store reports them stored with.
+type sseMem struct {
+	*memstore.Backend
+	name, stored string
+}
+
+func (b sseMem) Location() string      { return "sse-mem://" + b.name }
+func (b sseMem) SSE() (string, string) { return "AES256", "" }
+func (b sseMem) StoredSSE(ctx context.Context, key string) (string, string, error) {
+	if _, err := b.Head(ctx, key); err != nil {
+		return "", "", err
+	}
+	return b.stored, "", nil
+}
+
+// A Store whose location asks for server-side encryption refuses to
+// write to a store that reports its objects stored in plaintext
+// (versitygw's POSIX backend), before anything is written, directly and
+// through the wrappers; one that reports the encryption is written to.
+func TestProbeRefusesPlaintextUnderSSE(t *testing.T) {
+	wraps := map[string]func(driver.Backend) (driver.Backend, *objstore.Options){
+		"direct": func(b driver.Backend) (driver.Backend, *objstore.Options) { return b, nil },
+		"Observer": func(b driver.Backend) (driver.Backend, *objstore.Options) {
+			return b, &objstore.Options{Observer: observe.Nop{}}
+		},
+		"faulty": func(b driver.Backend) (driver.Backend, *objstore.Options) { return faulty.New(b), nil },
+	}
+	for name, wrap := range wraps {
+		t.Run(name, func(t *testing.T) {
+			mem := memstore.New()
+			b, opts := wrap(sseMem{mem, t.Name(), ""})
+			_, err := objstore.New(b, opts).Put(t.Context(), "d", "k", 1, strings.NewReader("x"), 1)
+			if !errors.Is(err, objstore.ErrEncryptionIgnored) || !strings.Contains(err.Error(), "plaintext") {
+				t.Fatalf("Put: %v, want ErrEncryptionIgnored saying the objects would be stored in plaintext", err)
+			}
+			if keys := mem.Keys(); len(keys) != 0 {
+				t.Fatalf("a refused store was written to: %q", keys)
+			}
+
+			b, opts = wrap(sseMem{memstore.New(), t.Name() + "-honoured", "AES256"})
+			s := objstore.New(b, opts)
+			if _, err := s.Put(t.Context(), "d", "k", 1, strings.NewReader("x"), 1); err != nil {
+				t.Fatalf("Put to a store that encrypts: %v", err)
+			}
+		})
+	}
+}

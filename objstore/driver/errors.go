@@ -11,6 +11,10 @@ var (
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// nothing written to it can be fenced. Probe reports it.
 	ErrUnsafeStore = errors.New("objstore: store ignores conditional writes")
+	// ErrEncryptionIgnored: the backend asks the store to encrypt what
+	// it writes (sse=), and the store accepts such writes but reports
+	// them stored without that encryption. Probe reports it.
+	ErrEncryptionIgnored = errors.New("objstore: store ignores server-side encryption")
 	// ErrPermanent: the store refused the request, and sending it again
 	// cannot change the answer (a key too long for the store, a request
 	// it calls malformed). Nothing was applied. ErrPermission, ErrNoSpace

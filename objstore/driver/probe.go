@@ -45,7 +45,10 @@ const ProbeRacers = 4
 //     of large values do), on a second key, beside the checks above:
 //     a multipart upload of one tiny part with If-None-Match: * creates
 //     it, and then one with If-None-Match: * and one with a stale
-//     If-Match both fail at CompleteMultipartUpload.
+//     If-Match both fail at CompleteMultipartUpload;
+//   - when b asks the store to encrypt what it writes (an SSEReporter
+//     with sse= set), the store reports the first object stored with
+//     that encryption; otherwise Probe fails with ErrEncryptionIgnored.
 //
 // It writes and then deletes those objects under ProbePrefix. A backend
 // that fails gets an error matching ErrUnsafeStore that names what the
@@ -62,14 +65,21 @@ func Probe(ctx context.Context, b Backend) error {
 	if p.passed {
 		return nil
 	}
-	if err := probe(ctx, b); err != nil {
+	if err := probe(ctx, b, true); err != nil {
 		return err
 	}
 	p.passed = true
 	return nil
 }
 
-func probe(ctx context.Context, b Backend) error {
+// ProbeConditions makes Probe's checks of conditional writes, and not
+// its encryption check, every time it is called: for fence doctor, which
+// reports the encryption on a line of its own.
+func ProbeConditions(ctx context.Context, b Backend) error {
+	return probe(ctx, b, false)
+}
+
+func probe(ctx context.Context, b Backend, sse bool) error {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	key := ProbePrefix + hex.EncodeToString(id[:])
@@ -78,7 +88,7 @@ func probe(ctx context.Context, b Backend) error {
 	// writers of one key wait for each other).
 	multipart := make(chan error, 1)
 	go func() { multipart <- probeMultipart(ctx, b, key+"-multipart") }()
-	err := probePut(ctx, b, key)
+	err := probePut(ctx, b, key, sse)
 	if merr := <-multipart; err == nil {
 		err = merr
 	}
@@ -91,8 +101,9 @@ func unsafeStore(b Backend, key, what string) error {
 	return fmt.Errorf("%w: %s (probe object %q at %s). Use a store that supports S3 conditional writes, or opt out explicitly (SkipProbe / --unsafe-skip-probe) and accept that stale writers will NOT be fenced", ErrUnsafeStore, what, key, b.Location())
 }
 
-// probePut makes the checks of single writes on key.
-func probePut(ctx context.Context, b Backend, key string) error {
+// probePut makes the checks of single writes on key, and with sse the
+// encryption check.
+func probePut(ctx context.Context, b Backend, key string, sse bool) error {
 	defer b.Delete(context.WithoutCancel(ctx), key)
 	put := func(body string, mode PutMode) (ObjectInfo, error) {
 		return b.Put(ctx, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
@@ -101,6 +112,11 @@ func probePut(ctx context.Context, b Backend, key string) error {
 	first, err := probeRace(ctx, b, key, unsafe)
 	if err != nil {
 		return err
+	}
+	if sse {
+		if err := probeSSE(ctx, b, key); err != nil {
+			return err
+		}
 	}
 	_, err = put("2", Create{})
 	switch {

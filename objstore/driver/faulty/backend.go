@@ -224,3 +224,12 @@ func (b *Backend) Close() error { return b.inner.Close() }
 
 // Capabilities are the wrapped backend's.
 func (b *Backend) Capabilities() driver.Capabilities { return driver.CapabilitiesOf(b.inner) }
+
+// SSE and StoredSSE are the wrapped backend's (driver.SSEReporter), so
+// the probe's encryption check sees through the wrapper.
+func (b *Backend) SSE() (sse, kmsKeyID string) { return driver.SSEOf(b.inner) }
+
+// StoredSSE is passed on without a fault.
+func (b *Backend) StoredSSE(ctx context.Context, key string) (sse, kmsKeyID string, err error) {
+	return driver.StoredSSE(ctx, b.inner, key)
+}
