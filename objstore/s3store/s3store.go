@@ -108,7 +108,10 @@ var (
 //
 // Whatever client's own settings, every call asks for request checksums
 // and response checksum validation only when an operation requires them,
-// which S3-compatible stores need.
+// which S3-compatible stores need. client's HTTP transport is its own:
+// Open builds one with transport.Timeouts.Apply, which bounds each
+// request and keeps a store's answer from being lost to the reset that
+// follows it; give client such a transport for the same.
 func New(client *s3.Client, bucket, prefix string, opts *Options) (*Backend, error) {
 	var o Options
 	if opts != nil {
