@@ -5,7 +5,13 @@
 // keeps it alive in the background, and runs the command in its own
 // process group with FENCE_DOMAIN, FENCE_TOKEN and FENCE_HOLDER set, so
 // that the command's own `fence put` calls carry the token and are fenced
-// too. When the lease can no longer be proven live while the command runs
+// too. The command's parent is not Run's process but a supervisor, a
+// second instance of the running program (os.Executable, re-executed with
+// arguments that package job's init recognises, so that any program that
+// imports job can run one without a hook in its main): when Run's process
+// ends for any reason, SIGKILL included, the supervisor sees a pipe close
+// and kills the command's whole process group.
+// When the lease can no longer be proven live while the command runs
 // (the coordinator refused a renewal, or none was confirmed in time), the
 // whole group gets SIGTERM, then SIGKILL after a grace period, and
 // nothing is published.

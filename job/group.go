@@ -3,32 +3,91 @@
 package job
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
-
-	"github.com/fencedstore/fence/coord"
 )
 
-// group is a command running as the leader of its own process group.
+// group is a command running as the leader of its own process group,
+// under a supervisor (superviseMain): a second instance of this program
+// that is the command's parent and kills the group as soon as this
+// process is gone, however it ended.
 type group struct {
-	cmd    *exec.Cmd
-	pgid   int
-	exited chan struct{}
-	err    error // cmd.Wait's, once exited is closed
+	sup      *exec.Cmd
+	lifeline *os.File // write end; its end tells the supervisor to kill the group
+	pgid     int
+	exited   chan struct{}
+	code     int   // the command's exit code, once exited is closed
+	err      error // set when the supervisor ended without saying how the command did
 }
 
-// startGroup starts cmd in a new process group.
-func startGroup(cmd *exec.Cmd) (*group, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	adoptOrphans()
-	if err := cmd.Start(); err != nil {
+// startGroup starts argv (env, stdio) in a new process group under a
+// supervisor. An argv[0] that cannot be found or run fails here, with the
+// error exec.LookPath or the supervisor's exec gave.
+func startGroup(argv, env []string, stdin io.Reader, stdout, stderr io.Writer) (*group, error) {
+	if _, err := exec.LookPath(argv[0]); err != nil {
 		return nil, err
 	}
-	g := &group{cmd: cmd, pgid: cmd.Process.Pid, exited: make(chan struct{})}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this program, to run the command's supervisor: %w", err)
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	statR, statW, err := os.Pipe()
+	if err != nil {
+		lifeR.Close()
+		lifeW.Close()
+		return nil, err
+	}
+	sup := exec.Command(self, append([]string{supervisorArg}, argv...)...)
+	sup.Env = append(append([]string(nil), env...), envSupervisor+"=1")
+	sup.Stdin, sup.Stdout, sup.Stderr = stdin, stdout, stderr
+	sup.ExtraFiles = []*os.File{lifeR, statW} // fdLifeline, fdStatus
+	adoptOrphans()
+	err = sup.Start()
+	lifeR.Close()
+	statW.Close()
+	if err != nil {
+		lifeW.Close()
+		statR.Close()
+		return nil, err
+	}
+	g := &group{sup: sup, lifeline: lifeW, exited: make(chan struct{}), code: -1}
+	status := bufio.NewReader(statR)
+	line, _ := status.ReadString('\n')
+	switch word, n, rest := parseStatus(line); word {
+	case "started":
+		g.pgid = n
+	case "failed":
+		lifeW.Close()
+		statR.Close()
+		_ = sup.Wait()
+		if n != 0 {
+			return nil, &os.PathError{Op: "exec", Path: argv[0], Err: syscall.Errno(n)}
+		}
+		return nil, errors.New(rest)
+	default:
+		lifeW.Close()
+		statR.Close()
+		werr := sup.Wait()
+		return nil, fmt.Errorf("the command's supervisor (%s) ended before starting it: %v", self, werr)
+	}
 	go func() {
-		g.err = cmd.Wait()
+		defer statR.Close()
+		line, _ := status.ReadString('\n')
+		if word, n, _ := parseStatus(line); word == "exited" {
+			g.code = n
+		} else {
+			g.err = errors.New("the command's supervisor ended before the command did")
+		}
 		close(g.exited)
 	}()
 	return g, nil
@@ -36,14 +95,15 @@ func startGroup(cmd *exec.Cmd) (*group, error) {
 
 // supervise waits for the command to exit, forwarding signals to its
 // group, and stops the group (SIGTERM, then SIGKILL after grace) as soon
-// as sess ends while the command runs. It returns the command's exit code
-// and, when sess ended while the command ran, why. A command that has
-// exited by the time the session's end is seen is not stopped: its work
-// is done, and whether it lands is the store's decision. When supervise
-// returns, nothing in the group is left running: processes the command
-// started and left behind get the same SIGTERM and SIGKILL.
-func (g *group) supervise(sess *coord.Session, signals <-chan os.Signal, grace time.Duration) (code int, lost error) {
-	done := sess.Done()
+// as lost is closed while the command runs. It returns the command's exit
+// code and whether it stopped it because of lost. A command that has
+// exited by the time lost is seen is not stopped: its work is done, and
+// whether it lands is the store's decision. When supervise returns,
+// nothing in the group is left running: processes the command started
+// and left behind get the same SIGTERM and SIGKILL, and the supervisor
+// has exited.
+func (g *group) supervise(lost <-chan struct{}, signals <-chan os.Signal, grace time.Duration) (code int, stopped bool) {
+	defer g.close()
 	for running := true; running; {
 		select {
 		case <-g.exited:
@@ -52,19 +112,30 @@ func (g *group) supervise(sess *coord.Session, signals <-chan os.Signal, grace t
 			if s, ok := sig.(syscall.Signal); ok {
 				_ = syscall.Kill(-g.pgid, s)
 			}
-		case <-done:
-			done = nil
-			if hasExited(g.pgid) {
-				running = false // it had finished; Wait will say how
-				<-g.exited
-				break
+		case <-lost:
+			lost = nil
+			select {
+			case <-g.exited:
+				running = false // it had finished; its status says how
+				continue
+			default:
 			}
-			lost = sess.Err()
+			if leaderExited(g.pgid) {
+				continue // it has finished; the supervisor is about to say how
+			}
+			stopped = true
 			g.stop(grace)
 		}
 	}
 	g.stop(grace) // whatever the command left behind
-	return exitCode(g.cmd.ProcessState), lost
+	return g.code, stopped
+}
+
+// close ends the lifeline, so that the supervisor kills what may be left
+// of the group and exits, and waits for it.
+func (g *group) close() {
+	g.lifeline.Close()
+	_ = g.sup.Wait()
 }
 
 // stop ends every process in the group: SIGTERM, then SIGKILL once grace
@@ -95,7 +166,7 @@ func (g *group) stop(grace time.Duration) {
 const reapWait = 5 * time.Second
 
 // alive reports whether any process of the group is left (the leader
-// counts until it has been waited for).
+// counts until the supervisor has reported its exit).
 func (g *group) alive() bool {
 	select {
 	case <-g.exited:

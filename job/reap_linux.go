@@ -1,7 +1,9 @@
 package job
 
 import (
-	"errors"
+	"bytes"
+	"os"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -29,17 +31,15 @@ func reapGroup(pgid int) {
 	}
 }
 
-// hasExited reports whether process pid, a child of this process, has
-// exited, without reaping it (so that exec.Cmd.Wait still gets its
-// status). A child that is no longer there (ECHILD) has exited and been
-// reaped already, by Wait.
-func hasExited(pid int) bool {
-	// Linux zeroes info when no child is waitable, and sets Signo to
-	// SIGCHLD when one is.
-	var info unix.Siginfo
-	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	if errors.Is(err, unix.ECHILD) {
-		return true
+// leaderExited reports whether process pid (the command, a child of its
+// supervisor) has exited: it is gone, or a zombie that its supervisor has
+// not reaped yet (it may have been stopped along with this process).
+func leaderExited(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return os.IsNotExist(err)
 	}
-	return err == nil && info.Signo == int32(unix.SIGCHLD)
+	// The state follows the parenthesised command name.
+	i := bytes.LastIndexByte(stat, ')')
+	return i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }

@@ -8,6 +8,6 @@ func adoptOrphans() {}
 // reapGroup does nothing here: only init reaps orphans.
 func reapGroup(int) {}
 
-// hasExited cannot look without reaping here; it reports false, so a
-// command that exits as the lease ends counts as stopped.
-func hasExited(int) bool { return false }
+// leaderExited cannot tell here; it reports false, so a command that
+// exits as the lease ends counts as stopped.
+func leaderExited(int) bool { return false }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -120,21 +119,22 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 		_ = sess.Release(rctx)
 	}()
 
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(append(os.Environ(), o.Env...),
+	env := append(append(os.Environ(), o.Env...),
 		EnvDomain+"="+domain,
 		EnvToken+"="+strconv.FormatUint(res.Lease.Token, 10),
 		EnvHolder+"="+res.Lease.Holder)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
-	g, err := startGroup(cmd)
+	g, err := startGroup(argv, env, o.Stdin, o.Stdout, o.Stderr)
 	if err != nil {
 		return res, fmt.Errorf("job: start %q: %w", argv[0], err)
 	}
 	res.Started = true
-	code, lost := g.supervise(sess, o.Signals, o.Grace)
+	code, stopped := g.supervise(sess.Done(), o.Signals, o.Grace)
 	res.ExitCode = code
-	if lost != nil {
-		return res, &LostError{Lease: res.Lease, Err: lost}
+	if stopped {
+		return res, &LostError{Lease: res.Lease, Err: sess.Err()}
+	}
+	if g.err != nil {
+		return res, fmt.Errorf("job: %q: %w", argv[0], g.err)
 	}
 	if code != 0 || o.Publish == nil {
 		return res, nil

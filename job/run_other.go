@@ -4,20 +4,20 @@ package job
 
 import (
 	"errors"
+	"io"
 	"os"
-	"os/exec"
 	"time"
-
-	"github.com/fencedstore/fence/coord"
 )
 
 // errUnsupported: process groups are a Unix notion.
 var errUnsupported = errors.New("job: running a command under a lease needs process groups (Unix only)")
 
-type group struct{}
+type group struct{ err error }
 
-func startGroup(*exec.Cmd) (*group, error) { return nil, errUnsupported }
+func startGroup([]string, []string, io.Reader, io.Writer, io.Writer) (*group, error) {
+	return nil, errUnsupported
+}
 
-func (*group) supervise(*coord.Session, <-chan os.Signal, time.Duration) (int, error) {
-	return -1, errUnsupported
+func (*group) supervise(<-chan struct{}, <-chan os.Signal, time.Duration) (int, bool) {
+	return -1, false
 }
