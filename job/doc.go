@@ -12,9 +12,11 @@
 // ends for any reason, SIGKILL included, the supervisor sees a pipe close
 // and kills the command's whole process group.
 // When the lease can no longer be proven live while the command runs
-// (the coordinator refused a renewal, or none was confirmed in time), the
-// whole group gets SIGTERM, then SIGKILL after a grace period, and
-// nothing is published.
+// (the coordinator refused a renewal, or none was confirmed in time), or
+// a read of the lease record (one every Options.CheckEvery, whatever the
+// TTL) shows it broken or taken over, the whole group gets SIGTERM, then
+// SIGKILL after a grace period, nothing is published, and the
+// *LostError says what happened and who did it.
 // Signals given to Run are forwarded to the group. When the command exits
 // 0, Run can publish a directory as one fenced commit, so that a report
 // set appears whole or not at all; the store, not the lease's clock,
@@ -28,5 +30,6 @@
 // stopped VM, a paused process group) can still only write through the
 // store, which rejects its token once a newer holder has fenced the
 // domain. Liveness does: the session gives a lease up a tenth of its TTL
-// before it could expire, and the command is then stopped.
+// before it could expire, and the command is then stopped; a break or a
+// takeover is noticed at the next check, CheckEvery at most after it.
 package job

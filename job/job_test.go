@@ -138,6 +138,9 @@ func TestLeaseLostStopsTheGroup(t *testing.T) {
 	if !errors.As(err, &le) || !errors.Is(err, coord.ErrLeaseLost) || res.Published != nil {
 		t.Fatalf("Run = %+v, %v; want a *LostError matching ErrLeaseLost, nothing published", res, err)
 	}
+	if le.Cause != job.Expired || !strings.Contains(err.Error(), "lease expired (nobody has taken it since)") {
+		t.Errorf("error %q (cause %d); want the lease expired", err, le.Cause)
+	}
 	if res.ExitCode != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit code %d; want %d (SIGTERM)", res.ExitCode, 128+int(syscall.SIGTERM))
 	}

@@ -33,6 +33,11 @@ type Options struct {
 	// Grace is how long the command's process group has to exit after
 	// SIGTERM before it gets SIGKILL. Default DefaultGrace.
 	Grace time.Duration
+	// CheckEvery is how often the lease record is read (one consistent
+	// read) while the command runs, so that a break or a takeover stops
+	// the command within about CheckEvery, whatever the TTL. Default
+	// DefaultCheckEvery.
+	CheckEvery time.Duration
 	// Publish, when set, is committed once the command has exited 0.
 	Publish *Publish
 	// Env is added to the command's environment (after this process's
@@ -58,24 +63,6 @@ type Result struct {
 	Published *objstore.CommitResult
 }
 
-// LostError reports a lease that could no longer be proven live while
-// the command ran: the command was stopped and nothing was published. It
-// matches coord.ErrLeaseLost.
-type LostError struct {
-	Lease coord.Lease
-	Err   error // the session's end
-}
-
-func (e *LostError) Error() string {
-	return fmt.Sprintf("job: lease on %q (token %d) lost while the command ran; it was stopped and nothing was published: %v", e.Lease.Domain, e.Lease.Token, e.Err)
-}
-
-func (e *LostError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, coord.ErrLeaseLost) true whatever ended the
-// session.
-func (e *LostError) Is(target error) bool { return target == coord.ErrLeaseLost }
-
 // Run takes domain's lease, runs argv under it, publishes opts.Publish if
 // the command exited 0, and releases the lease. A command that exits
 // non-zero is not an error: Result.ExitCode says how it ended, and
@@ -100,12 +87,22 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
+	if o.CheckEvery <= 0 {
+		o.CheckEvery = DefaultCheckEvery
+	}
 	res := Result{ExitCode: -1}
 	if len(argv) == 0 {
 		return res, &objstore.InvalidError{What: "command", Value: "", Reason: "empty"}
 	}
 	sess, err := acquire(ctx, store, c, domain, o)
 	if err != nil {
+		var fe *objstore.FencedError
+		if errors.As(err, new(*fence.TakeoverError)) && errors.As(err, &fe) && max(fe.Highest, fe.Issued) > fe.Token {
+			// Another holder fenced the domain between our acquisition
+			// and our fence (this process was paused, say).
+			newer := max(fe.Highest, fe.Issued)
+			return res, fmt.Errorf("job: %q: takeover fence refused: token %d is below %d; the command was not started: %w", domain, fe.Token, newer, err)
+		}
 		return res, err
 	}
 	res.Lease = sess.Lease()
@@ -128,10 +125,16 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 		return res, fmt.Errorf("job: start %q: %w", argv[0], err)
 	}
 	res.Started = true
-	code, stopped := g.supervise(sess.Done(), o.Signals, o.Grace)
+	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	lost, why := watch(wctx, c, sess, o.CheckEvery)
+	code, stopped := g.supervise(lost, o.Signals, o.Grace)
+	stopWatch()
 	res.ExitCode = code
 	if stopped {
-		return res, &LostError{Lease: res.Lease, Err: sess.Err()}
+		st, read, cause := why()
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckEvery)
+		defer cancel()
+		return res, explain(ectx, store, res.Lease, st, read, cause)
 	}
 	if g.err != nil {
 		return res, fmt.Errorf("job: %q: %w", argv[0], g.err)

@@ -31,6 +31,7 @@ const waitForever = "forever"
 func (a *app) execCmd() *cobra.Command {
 	var (
 		ttl, grace time.Duration
+		checkEvery time.Duration
 		holder     string
 		wait       string
 		publish    string
@@ -47,9 +48,14 @@ FENCE_TOKEN, FENCE_HOLDER, FENCE_STORE and FENCE_COORD set, so its own
 'fence put' calls are fenced too.
 
 If the lease can no longer be proven live while CMD runs (the coordinator
-refused a renewal or stopped answering), CMD's whole process group gets
-SIGTERM, then SIGKILL after --grace, nothing is published, and exec exits
-5. SIGINT and SIGTERM sent to exec are passed on to CMD's group.
+refused a renewal or stopped answering), or a read of the lease record
+(every --check-every, default 10s, whatever --ttl) shows that it was
+broken or taken over, CMD's whole process group gets SIGTERM, then
+SIGKILL after --grace, nothing is published, and exec exits 5, saying
+who broke or took the lease, at which token and when. SIGINT and SIGTERM
+sent to exec are passed on to CMD's group. Nothing CMD started outlives
+exec, even if exec is killed with SIGKILL: a supervisor process, CMD's
+parent, then kills CMD's process group.
 
 With --publish DIR[:PREFIX], once CMD exits 0 every file under DIR becomes
 a key (PREFIX/path) in ONE fenced commit: the report set appears whole or
@@ -73,7 +79,10 @@ lost, 3 when the publish was fenced.`,
 			if grace <= 0 {
 				return usage("exec: --grace %s: must be positive", grace)
 			}
-			opts := &job.Options{Holder: holder, TTL: ttl, Grace: grace, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr}
+			if checkEvery <= 0 {
+				return usage("exec: --check-every %s: must be positive", checkEvery)
+			}
+			opts := &job.Options{Holder: holder, TTL: ttl, Grace: grace, CheckEvery: checkEvery, Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr}
 			if opts.Holder == "" {
 				// One per process: two runs of the same job on one
 				// machine must exclude each other, not take over.
@@ -132,6 +141,9 @@ lost, 3 when the publish was fenced.`,
 				return a.acquireFailed(cmd.Context(), c, domain, 0, err)
 			case errors.Is(err, coord.ErrLeaseLost):
 				return &exitErr{code: exitLost, err: fmt.Errorf("exec %q: %w", domain, err)}
+			case errors.Is(err, objstore.ErrFenced) && !res.Started:
+				// The takeover fence was refused; job says so.
+				return &exitErr{code: exitFenced, err: fmt.Errorf("exec %q: %w", domain, err)}
 			case errors.Is(err, objstore.ErrFenced):
 				return fenced(fmt.Sprintf("exec %q: publish", domain), err)
 			case !res.Started && res.Lease.Token != 0 && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)):
@@ -146,6 +158,7 @@ lost, 3 when the publish was fenced.`,
 	f := cmd.Flags()
 	f.DurationVar(&ttl, "ttl", 30*time.Second, "lease duration, renewed in the background every third of it")
 	f.DurationVar(&grace, "grace", job.DefaultGrace, "time CMD has to exit after SIGTERM before SIGKILL")
+	f.DurationVar(&checkEvery, "check-every", job.DefaultCheckEvery, "read the lease record this `often` while CMD runs (one consistent read each), so that a break or takeover stops CMD within about this long, whatever --ttl")
 	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>/exec-<pid>, one per process)")
 	f.StringVar(&wait, "wait", "", "wait for another holder's lease to end (at most `DURATION` when given) instead of exiting 4")
 	f.Lookup("wait").NoOptDefVal = waitForever

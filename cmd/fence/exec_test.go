@@ -188,3 +188,27 @@ func TestExecCannotStart(t *testing.T) {
 	c.want(exitCannotRun, "", "exec", "d", "--", "./notexec.sh")
 	c.acquire("d") // free again
 }
+
+// lease break stops a running exec within --check-every and --grace,
+// however long its TTL (renewals alone would notice after 20 minutes),
+// and exec says who broke the lease, at which token and when.
+func TestExecStoppedByBreak(t *testing.T) {
+	c := newCLI(t)
+	cmd, _, errb := c.startExec("exec", "d", "--ttl", "1h", "--check-every", "200ms", "--grace", "200ms", "--",
+		"sh", "-c", `touch started; while :; do sleep 0.05; done`)
+	waitFile(t, filepath.Join(c.dir, "started"))
+	c.want(0, "", "lease", "break", "d", "--holder", "ops")
+	broke := time.Now()
+	code := exitStatus(t, cmd.Wait())
+	took := time.Since(broke)
+	const want = `lease broken by "ops" at token 2 (`
+	if code != exitLost || !strings.Contains(errb.String(), want) {
+		t.Fatalf("exec after the break: exit %d, stderr %q; want %d and %q", code, errb, exitLost, want)
+	}
+	// The check interval and the grace, and seconds of slack for a
+	// loaded machine.
+	if bound := 400*time.Millisecond + 8*time.Second; took > bound {
+		t.Fatalf("exec ended %s after the break; want within %s", took, bound)
+	}
+	t.Logf("exec ended %s after the break: %s", took.Round(time.Millisecond), errb)
+}

@@ -18,7 +18,7 @@ const (
 	exitUsage  = 2 // bad flags or arguments
 	exitFenced = 3 // the store rejected a write's token
 	exitHeld   = 4 // another holder's lease is live
-	exitLost   = 5 // the lease was lost: it expired, was released or was taken over
+	exitLost   = 5 // the lease was lost: it expired, was released, broken or taken over
 )
 
 // exitError carries the exit code a command's failure maps to. Every error
