@@ -60,7 +60,7 @@ See docs/benchmarks.md.`,
 			if dd, ok := c.Driver().(*dynamocoord.Driver); ok {
 				cfg.DynamoDB = dd.Client()
 			}
-			rep, err := bench.Run(cmd.Context(), cfg, a.stderr)
+			rep, err := bench.Run(cmd.Context(), cfg, a.progressOut())
 			if a.json {
 				if perr := a.printJSON(rep); perr != nil {
 					return perr

@@ -28,6 +28,7 @@ func (a *app) setupLogging(cmd *cobra.Command) error {
 	if format != "text" && format != "json" {
 		return usage("--log-format %q: want text or json", format)
 	}
+	a.logFormat = format
 	if level == "off" || level == "" {
 		a.logger = slog.New(slog.DiscardHandler)
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -67,7 +68,7 @@ func (a *app) startMetrics(domain string, f metricsFlags) (*metrics, error) {
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.srv.Serve(ln) }()
 	if !a.quiet {
-		fmt.Fprintf(a.stderr, "fence: exec: metrics on http://%s/metrics\n", ln.Addr())
+		a.notice(slog.LevelInfo, "exec: metrics on http://%s/metrics", ln.Addr())
 	}
 	return m, nil
 }
@@ -85,7 +86,7 @@ func (m *metrics) finish(ctx context.Context, a *app, sigs <-chan os.Signal) {
 		err := push.New(m.flags.push, "fence_exec").Grouping("domain", m.domain).Gatherer(m.reg).PushContext(pctx)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(a.stderr, "fence: exec: pushing metrics to %s: %v\n", redactURL(m.flags.push), err)
+			a.notice(slog.LevelWarn, "exec: pushing metrics to %s: %v", redactURL(m.flags.push), err)
 		}
 	}
 	if m.srv == nil {
@@ -103,7 +104,7 @@ func (m *metrics) finish(ctx context.Context, a *app, sigs <-chan os.Signal) {
 	defer cancel()
 	_ = m.srv.Shutdown(sctx)
 	if err := <-m.served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(a.stderr, "fence: exec: metrics server: %v\n", err)
+		a.notice(slog.LevelWarn, "exec: metrics server: %v", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -117,7 +118,7 @@ some failed (each is named), 3 when another holder fenced the dispatcher,
 				return fail(err)
 			}
 			for _, f := range res.Failed {
-				fmt.Fprintf(a.stderr, "fence: outbox dispatch %q: record %s (key %s) not delivered: %v\n", domain, f.Name, f.Key, f.Err)
+				a.notice(slog.LevelWarn, "outbox dispatch %q: record %s (key %s) not delivered: %v", domain, f.Name, f.Key, f.Err)
 			}
 			a.info("outbox %q: delivered %d, failed %d, %d left (dispatcher token %d)", domain, res.Delivered, len(res.Failed), res.Left, res.Token)
 			if len(res.Failed) > 0 {

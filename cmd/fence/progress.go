@@ -17,10 +17,10 @@ const progressMin = 1 << 20
 // progress returns r wrapped so that reading it draws a progress bar of
 // size bytes (-1: unknown) on stderr, and a function that erases the bar (once).
 // r comes back as it is, with a function that does nothing, under
-// --quiet, when stderr is not a terminal, or when size is known and below
+// --quiet or --log-format json, when stderr is not a terminal, or when size is known and below
 // progressMin. An io.Seeker stays one, and seeking moves the bar.
 func (a *app) progress(r io.Reader, size int64, what string) (io.Reader, func()) {
-	if a.quiet || !a.isTerminal(a.stderr) || (size >= 0 && size < progressMin) {
+	if a.quiet || a.jsonLogs() || !a.isTerminal(a.stderr) || (size >= 0 && size < progressMin) {
 		return r, func() {}
 	}
 	bar := progressbar.NewOptions64(size,

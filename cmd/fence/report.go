@@ -14,7 +14,9 @@ import (
 
 // report prints a failed command's error on stderr and returns the exit
 // code: "fence: MESSAGE" (and, for a usage error, a line pointing at
-// --help), or with --json one line {"error": MESSAGE, "code": N}. A
+// --help), or with --json one line {"error": MESSAGE, "code": N}, or
+// with --log-format json one JSON object {"time", "level": "ERROR",
+// "msg": MESSAGE, "code": N, "hint"} (hint for usage errors only). A
 // command that a signal stopped exits 128 plus the signal's number.
 func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 	if err == nil {
@@ -43,9 +45,21 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(a.stderr, "fence: %v\n", err)
+	hint := ""
 	if code == exitUsage && cmd != nil {
-		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
+	}
+	if a.jsonLogs() {
+		attrs := []any{"code", code}
+		if hint != "" {
+			attrs = append(attrs, "hint", hint)
+		}
+		a.stderrJSON().Error(err.Error(), attrs...)
+		return code
+	}
+	fmt.Fprintf(a.stderr, "fence: %v\n", err)
+	if hint != "" {
+		fmt.Fprintln(a.stderr, hint)
 	}
 	return code
 }

@@ -56,6 +56,9 @@ type app struct {
 	warned    bool             // the --unsafe-skip-probe warning was printed
 	logger    *slog.Logger     // from --log-level and --log-format
 	logs      observe.Observer // decisions to logger; nil when off
+	logFormat string           // --log-format, once resolved: "text" or "json"
+	jsonErr   *slog.Logger     // fence's own stderr lines as JSON (jsonLogs)
+	args      []string         // the command line, for jsonLogs before flags are parsed
 	metrics   observe.Observer // fence exec --metrics-*; nil otherwise
 	cancels   []context.CancelFunc
 }
@@ -75,6 +78,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 // run executes the fence command line args and returns the exit code.
 func (a *app) run(ctx context.Context, args []string) int {
 	a.ctx = ctx
+	a.args = args
 	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -297,8 +301,8 @@ func (a *app) warnUnsafe() {
 		return
 	}
 	a.warned = true
-	fmt.Fprintln(a.stderr, "fence: WARNING: --unsafe-skip-probe ("+envSkipProbe+"): not checking that the store honours conditional writes.")
-	fmt.Fprintln(a.stderr, "fence: WARNING: if it ignores them, fencing does NOTHING: a stale holder's writes are NOT rejected and can overwrite newer data.")
+	a.notice(slog.LevelWarn, "WARNING: --unsafe-skip-probe ("+envSkipProbe+"): not checking that the store honours conditional writes.")
+	a.notice(slog.LevelWarn, "WARNING: if it ignores them, fencing does NOTHING: a stale holder's writes are NOT rejected and can overwrite newer data.")
 }
 
 // token returns the token from --token, or from FENCE_TOKEN when the flag
