@@ -31,6 +31,7 @@ const (
 	envSkipProbe = "FENCE_UNSAFE_SKIP_PROBE"
 	envPlain     = "FENCE_PLAIN_COPIES"
 	envInlineMax = "FENCE_INLINE_MAX"
+	envBin       = "FENCE_BIN" // set by exec for CMD: the running fence's absolute path
 )
 
 // app holds the global flags and the process's standard streams.
@@ -148,7 +149,7 @@ Exit codes:
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("fence {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.SetFlagErrorFunc(suggestFlag)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
@@ -160,7 +161,19 @@ Exit codes:
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
 	a.logFlags(root)
 	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.policyCmd(), a.outboxCmd(), a.benchCmd())
+	groups(root)
 	return root
+}
+
+// groups makes every command that only groups others report an unknown
+// subcommand with the closest ones (suggestCommand).
+func groups(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		groups(c)
+	}
+	if cmd.HasSubCommands() {
+		cmd.Args = suggestCommand
+	}
 }
 
 // helpOnly is the RunE of commands that only group others: without
