@@ -124,6 +124,15 @@ type doctor struct {
 
 func (d *doctor) add(name string, st Status, format string, args ...any) {
 	c := Check{Name: name, Status: st, Detail: fmt.Sprintf(format, args...)}
+	if st == StatusFail {
+		// A refused key or signature says which settings to check.
+		for _, a := range args {
+			if err, ok := a.(error); ok {
+				c.Detail += credentialHint(err)
+				break
+			}
+		}
+	}
 	d.checks = append(d.checks, c)
 	if d.opts.OnCheck != nil {
 		d.opts.OnCheck(c)

@@ -17,20 +17,26 @@ func (a *app) doctorCmd() *cobra.Command {
 
   store reachable               the server (or file system) answers
   bucket exists                 (directory exists for file://)
+  server-side encryption        (with sse= only) a probe object is
+                                stored with the encryption asked for
   conditional writes honoured   If-None-Match: * and a stale If-Match are
                                 refused with 412: the capability probe,
                                 which writes and deletes one object under
                                 _fence/probe/
-  bucket policy requires conditional writes   (s3:// only) a warning
-                                when the bucket's policy lacks fence's
-                                statements (see 'fence policy')
+  store writable                (only when the probe's write is refused
+                                outright: permission, full disk, read-only)
+  bucket policy requires conditional writes   (s3:// only; skip for
+                                minio://) warn when the bucket's policy
+                                lacks fence's statements (see 'fence policy')
   coordinator reachable
   table exists with the right schema   (dynamodb:// only)
   test acquisition and release  a lease on a scratch domain (--domain,
                                 default fence-doctor/<hostname>), fenced
                                 at the store, then released
 
-A check whose prerequisite failed is skipped. doctor creates nothing
+With a store URL as --coord, the lease store gets the same checks. A
+check whose prerequisite failed is skipped; warn is not a failure. A
+refused key or signature names the settings to check. doctor creates nothing
 ('fence init' does) and never touches other domains. Exits 1 when any
 check fails (a warning does not). With --json, prints the checks as a
 JSON array of {"name", "status" ("ok", "fail", "warn" or "skip"),
@@ -64,6 +70,7 @@ JSON array of {"name", "status" ("ok", "fail", "warn" or "skip"),
 				}
 			}
 			if failed > 0 {
+				// len(checks) is the number of rows printed.
 				return &exitErr{code: exitError, err: fmt.Errorf("doctor: %d of %d checks failed", failed, len(checks))}
 			}
 			return nil
