@@ -45,7 +45,9 @@ func (a *app) execCmd() *cobra.Command {
 it alive in the background for as long as CMD runs, and releases it when
 CMD exits. CMD runs in its own process group with FENCE_DOMAIN,
 FENCE_TOKEN, FENCE_HOLDER, FENCE_STORE and FENCE_COORD set, so its own
-'fence put' calls are fenced too.
+'fence put' calls are fenced too, and FENCE_BIN, the absolute path of
+this fence, so that CMD can run "$FENCE_BIN put ..." when fence is not on
+PATH.
 
 If the lease can no longer be proven live while CMD runs (the coordinator
 refused a renewal or stopped answering), or a read of the lease record
@@ -123,6 +125,10 @@ lost, 3 when the publish was fenced.`,
 			}
 			defer closeAll()
 			opts.Env = []string{envStore + "=" + a.resolve(cmd, "store", envStore), envCoord + "=" + a.resolve(cmd, "coord", envCoord)}
+			if self, err := os.Executable(); err == nil {
+				// CMD can run this fence whether or not it is on PATH.
+				opts.Env = append(opts.Env, envBin+"="+self)
+			}
 			if plain, _ := a.plainCopies(cmd); plain {
 				opts.Env = append(opts.Env, envPlain+"=1") // CMD's own fence put copies too
 			}
