@@ -125,7 +125,7 @@ func stoppedPastItsLease(t *testing.T, c *cli) {
 		t.Fatal(err)
 	}
 	cmd, stdout, stderr := c.startExec("exec", "d", "--ttl", "2s", "--publish", "out", "--",
-		"sh", "-c", `echo mine > out/r.csv; touch ready; while [ ! -e go ]; do sleep 0.02; done`)
+		"sh", "-c", `echo mine > out/r.csv; touch ready; while [ ! -e go ]; do sleep 0.02; done; touch finished`)
 	waitFile(t, filepath.Join(c.dir, "ready"))
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -139,7 +139,8 @@ func stoppedPastItsLease(t *testing.T, c *cli) {
 	if err := os.WriteFile(filepath.Join(c.dir, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitFile(t, filepath.Join(c.dir, "finished"))
+	time.Sleep(100 * time.Millisecond) // for sh to exit after its touch
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +154,16 @@ func stoppedPastItsLease(t *testing.T, c *cli) {
 }
 
 // A second exec --wait on the same domain runs once the first has ended,
-// and the first keeps its lease for longer than many TTLs.
+// and the first keeps its lease for several TTLs.
 func TestExecWait(t *testing.T) {
 	c := newCLI(t)
-	first, _, errb := c.startExec("exec", "d", "--ttl", "300ms", "--", "sh", "-c", `touch started; sleep 2; echo first >> order`)
+	// A TTL of a second: exec starts CMD through a supervisor, a second
+	// fence process, which a race-enabled build on a loaded machine can
+	// take hundreds of milliseconds to start.
+	first, _, errb := c.startExec("exec", "d", "--ttl", "1s", "--", "sh", "-c", `touch started; sleep 4; echo first >> order`)
 	waitFile(t, filepath.Join(c.dir, "started"))
-	c.want(4, "", "exec", "d", "--ttl", "300ms", "--", "true")
-	c.want(0, "", "exec", "d", "--ttl", "300ms", "--wait", "--", "sh", "-c", `echo second >> order`)
+	c.want(4, "", "exec", "d", "--ttl", "1s", "--", "true")
+	c.want(0, "", "exec", "d", "--ttl", "1s", "--wait", "--", "sh", "-c", `echo second >> order`)
 	if code := exitStatus(t, first.Wait()); code != 0 {
 		t.Fatalf("first exec: exit %d: %s", code, errb)
 	}
