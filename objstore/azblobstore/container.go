@@ -3,6 +3,7 @@ package azblobstore
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 )
@@ -40,8 +41,8 @@ func (b *Backend) containerErr(op string, err error) error {
 	code, status := apiError(err)
 	class := Class(code, status)
 	switch {
-	case code == codeAuthenticationFailed:
-		return fmt.Errorf("azblobstore: %s container %q: the blob service at %s refused the credentials (wrong account key, connection string or token): %w: %w", op, b.container, b.endpoint, class, err)
+	case status == http.StatusForbidden:
+		return fmt.Errorf("azblobstore: %s container %q: %s: %w: %w", op, b.container, b.denied(code), class, err)
 	case status == 0 && isTransport(err):
 		return fmt.Errorf("azblobstore: %s container %q: cannot reach the blob service at %s: %w", op, b.container, b.endpoint, err)
 	case class != nil:

@@ -87,14 +87,24 @@ func (b *Backend) wrap(op, key string, err error, code string, status int, class
 	switch {
 	case code == codeContainerNotFound:
 		return fmt.Errorf("azblobstore: %s %q: container %q does not exist at %s (fence init creates it): %w: %w", op, key, b.container, b.endpoint, class, err)
-	case code == codeAuthenticationFailed:
-		return fmt.Errorf("azblobstore: %s %q: the blob service at %s refused the credentials (wrong account key, connection string or token; see %s, %s, %s): %w: %w", op, key, b.endpoint, EnvConnectionString, EnvAccount, EnvKey, class, err)
+	case status == http.StatusForbidden:
+		return fmt.Errorf("azblobstore: %s %q: %s: %w: %w", op, key, b.denied(code), class, err)
 	case status == 0 && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && isTransport(err):
 		return fmt.Errorf("azblobstore: %s %q: cannot reach the blob service at %s: %w", op, key, b.endpoint, err)
 	case class == nil:
 		return fmt.Errorf("azblobstore: %s %q: %w", op, key, err)
 	}
 	return fmt.Errorf("azblobstore: %s %q: %w: %w", op, key, class, err)
+}
+
+// denied explains a 403 answer with code.
+func (b *Backend) denied(code string) string {
+	if code == codeAuthenticationFailed || code == "AuthorizationFailure" {
+		// Azure says AuthenticationFailed for a bad signature, Azurite
+		// AuthorizationFailure.
+		return fmt.Sprintf("the blob service at %s refused the credentials (403 %s): check %s, or %s and %s, or the Azure identity in use", b.endpoint, code, EnvConnectionString, EnvAccount, EnvKey)
+	}
+	return fmt.Sprintf("the blob service at %s denied access (403 %s): the credentials are valid but lack a role with the data actions fence needs (see docs/stores.md)", b.endpoint, code)
 }
 
 // apiError returns the Azure error code and HTTP status of err, when it

@@ -59,7 +59,8 @@ func TestErrorClasses(t *testing.T) {
 		{404, "ContainerNotFound", driver.Update{ETag: `"0x1"`}, driver.ErrNotFound, `container "bkt" does not exist`},
 		{404, "ContainerNotFound", driver.Create{}, driver.ErrNotFound, `container "bkt" does not exist`},
 		{403, "AuthenticationFailed", driver.Create{}, driver.ErrPermission, "refused the credentials"},
-		{403, "AuthorizationPermissionMismatch", driver.Create{}, driver.ErrPermission, ""},
+		{403, "AuthorizationFailure", driver.Create{}, driver.ErrPermission, "refused the credentials"},
+		{403, "AuthorizationPermissionMismatch", driver.Create{}, driver.ErrPermission, "lack a role"},
 		{400, "InvalidMetadata", driver.Create{}, driver.ErrPermanent, ""},
 		// Retryable, and never a failed precondition: the Store settles
 		// the write by reading.
