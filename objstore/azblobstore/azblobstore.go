@@ -76,6 +76,7 @@ type Backend struct {
 	location  string
 	partSize  int64
 	threshold int64
+	pageSize  int32 // blobs per List page; 0 is the service's (5000)
 }
 
 var (
@@ -376,7 +377,11 @@ func (b *Backend) Delete(ctx context.Context, key string) error {
 // key order (Azure lists blob names in that order), with the backend's
 // prefix stripped from the keys.
 func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.ObjectInfo) error) error {
-	p := b.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: ptr(b.blobName(prefix))})
+	opts := &container.ListBlobsFlatOptions{Prefix: ptr(b.blobName(prefix))}
+	if b.pageSize > 0 {
+		opts.MaxResults = &b.pageSize
+	}
+	p := b.client.NewListBlobsFlatPager(opts)
 	for p.More() {
 		page, err := p.NextPage(ctx)
 		if err != nil {

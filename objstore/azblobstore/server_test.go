@@ -264,3 +264,23 @@ func TestOpenFromEnvironment(t *testing.T) {
 		t.Fatalf("Location = %q", b.Location())
 	}
 }
+
+// TestListPages: a listing that spans several pages reports every blob
+// once, in lexical order.
+func TestListPages(t *testing.T) {
+	b := newContainer(t, "p", nil)
+	b.pageSize = 2
+	want := []string{"a", "a/b", "b", "b0", "c-d", "c/d", "z"}
+	for _, k := range []string{"z", "c/d", "b0", "a/b", "c-d", "a", "b"} {
+		if _, err := b.Put(t.Context(), k, strings.NewReader(k), int64(len(k)), driver.PutOptions{Mode: driver.Create{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	if err := b.List(t.Context(), "", func(o driver.ObjectInfo) error { got = append(got, o.Key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("List in pages of 2 = %q, want %q", got, want)
+	}
+}
