@@ -202,8 +202,6 @@ func Open(ctx context.Context, containerName, prefix string, opts *Options) (*Ba
 	return New(client, prefix, &o)
 }
 
-var _ azcore.TokenCredential = (*azidentity.DefaultAzureCredential)(nil)
-
 // validate checks o and fills in defaults.
 func validate(o *Options) error {
 	if o.PartSize == 0 {

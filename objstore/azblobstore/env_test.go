@@ -7,7 +7,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/fencedstore/fence/transport"
 )
 
 // The variables deploy/local/servers.sh sets when it starts Azurite.
@@ -48,7 +51,9 @@ func (s server) client(t testing.TB, name string) *container.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := container.NewClientWithSharedKeyCredential(s.endpoint+"/"+name, cred, nil)
+	// The transport Open gives its clients.
+	opts := &container.ClientOptions{ClientOptions: policy.ClientOptions{Transport: transport.Timeouts{}.Client()}}
+	c, err := container.NewClientWithSharedKeyCredential(s.endpoint+"/"+name, cred, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
