@@ -63,6 +63,9 @@ func TestAzblobInitDoctor(t *testing.T) {
 		if c.Status != StatusOK {
 			t.Errorf("Doctor: %s = %s: %s", c.Name, c.Status, c.Detail)
 		}
+		if c.Name == "conditional writes honoured" && !strings.Contains(c.Detail, "also on Put Block List") {
+			t.Errorf("Doctor: %s: %q; want it to say the probe checked Put Block List", c.Name, c.Detail)
+		}
 	}
 
 	backend, err := OpenBackend(ctx, url)
