@@ -22,6 +22,10 @@
 # that the tests of objstore/s3store and objstore/miniostore run against
 # beside MinIO (FENCE_TEST_S3_ENDPOINT_VERSITYGW); its first build takes
 # about 5 minutes on 2 cores.
+#
+# And Azurite (npm, blob service only), which the tests of
+# objstore/azblobstore and config's azblob tests run against
+# (FENCE_TEST_AZURE_ENDPOINT); its first install takes about 2 minutes.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
