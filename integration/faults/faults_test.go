@@ -36,30 +36,7 @@ func TestFaults(t *testing.T) {
 		}
 	}
 	t.Logf("suite seed %d (replay: %s=%d)", env.seed, envSeed, env.seed)
-
-	dir := t.TempDir()
-	if env.keep {
-		// Keep the servers' data and logs too.
-		var err error
-		if dir, err = os.MkdirTemp(env.out, "fence-faults-servers-"); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("servers' data and logs kept in %s", dir)
-	}
-	s := &suite{env: env, dir: dir}
-	s.bin = buildFaultbin(t, dir)
-	s.minio, s.dynalite = startServers(t, env, dir)
-	s.out = filepath.Join(env.out, fmt.Sprintf("fence-faults-%d", env.seed))
-	ctx := context.Background()
-	b, err := s3store.Open(ctx, "unused", "", &s3store.Options{Endpoint: s.minio.url(), Region: "us-east-1", PathStyle: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.s3 = b.Client()
-	s.dyn, err = dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: s.dynalite.url(), Region: "us-east-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSuite(t, env)
 
 	started := time.Now()
 	var reports []*report
@@ -150,4 +127,33 @@ func runOne(t *testing.T, s *suite, k *kind, round int) *report {
 	}
 	t.Logf("run %s: seed %d", k.name, seed)
 	return r.execute()
+}
+
+// newSuite builds the suite's processes and starts the servers it
+// kills and restarts.
+func newSuite(t *testing.T, env environment) *suite {
+	dir := t.TempDir()
+	if env.keep {
+		// Keep the servers' data and logs too.
+		var err error
+		if dir, err = os.MkdirTemp(env.out, "fence-faults-servers-"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("servers' data and logs kept in %s", dir)
+	}
+	s := &suite{env: env, dir: dir}
+	s.bin = buildFaultbin(t, dir)
+	s.minio, s.dynalite = startServers(t, env, dir)
+	s.out = filepath.Join(env.out, fmt.Sprintf("fence-faults-%d", env.seed))
+	ctx := context.Background()
+	b, err := s3store.Open(ctx, "unused", "", &s3store.Options{Endpoint: s.minio.url(), Region: "us-east-1", PathStyle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.s3 = b.Client()
+	s.dyn, err = dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: s.dynalite.url(), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -44,6 +44,9 @@ type history struct {
 	// plain are the plain GETs of plain copies, by call time; they are
 	// not in ops, as they do not read through fence (I12 judges them).
 	plain []hist.Record
+	// plainPuts are the writers' plain-copy writes (their copy log), by
+	// call time.
+	plainPuts []hist.Record
 }
 
 // loadHistory reads every hist-*.jsonl file in dir.
@@ -66,6 +69,8 @@ func loadHistory(dir string) (*history, error) {
 				h.events = append(h.events, r)
 			case r.Op == hist.OpPlain:
 				h.plain = append(h.plain, r)
+			case r.Op == hist.OpPlainPut:
+				h.plainPuts = append(h.plainPuts, r)
 			case r.Phase == hist.PhaseCall:
 				o := &op{Record: r, pending: true}
 				calls[key(r)] = o
@@ -85,6 +90,7 @@ func loadHistory(dir string) (*history, error) {
 	sort.SliceStable(h.ops, func(i, j int) bool { return h.ops[i].Call < h.ops[j].Call })
 	sort.SliceStable(h.events, func(i, j int) bool { return h.events[i].Call < h.events[j].Call })
 	sort.SliceStable(h.plain, func(i, j int) bool { return h.plain[i].Call < h.plain[j].Call })
+	sort.SliceStable(h.plainPuts, func(i, j int) bool { return h.plainPuts[i].Call < h.plainPuts[j].Call })
 	h.mergeRetries()
 	return h, nil
 }

@@ -27,7 +27,7 @@ var invariantNames = []struct{ name, desc string }{
 	{"I9", "garbage collection deletes only version objects that no commit can publish any more"},
 	{"I10", "no token is used by two holders in a domain"},
 	{"I11", "no commit is applied twice"},
-	{"I12", "a plain copy holds the key's committed value as of the seq it is tagged with, never goes back for a reader who reads after another read or after the commit returned, and after SyncPlain holds the domain's last value"},
+	{"I12", "a plain copy holds the key's committed value as of the seq it is tagged with, never goes back (in the store's own record of its writes, and for a reader who reads after another read or after the commit returned), and after SyncPlain holds the domain's last value"},
 	{"X1", "a commit or fence reported fenced or failed never applied"},
 	{"X2", "every manifest write in the store's record is accounted for by an operation"},
 	{"X3", "a retry of a commit whose outcome was unknown reports what the store did: recovered only if it landed, fenced or failed only if it did not"},

@@ -425,7 +425,7 @@ var kinds = []*kind{
 		setup:     func(p *params) { p.plain = true },
 		writers:   plainPausePoint,
 		inject:    func(*run) error { return nil },
-		bit:       plainBit,
+		bit:       plainBlindBit,
 	},
 	{
 		name: "control-retry-fresh-id", control: spec.BreakRetryFreshID,

@@ -33,6 +33,15 @@ type plainStats struct {
 	// Staged counts copies from an older commit that the suite let a
 	// writer send after a newer commit's copy was in place.
 	Staged int `json:"older_copies_staged"`
+	// StagedSent counts the staged copies whose write the writer's copy
+	// log shows sent after the suite resumed it; StagedApplied, those the
+	// store accepted (a broken variant's: a correct writer's is refused).
+	StagedSent    int `json:"older_copies_sent"`
+	StagedApplied int `json:"older_copies_applied"`
+	// StoreWrites counts the writes of plain objects the versioned
+	// bucket kept; StoreBack, those that took a copy back (I12).
+	StoreWrites int `json:"store_copy_writes"`
+	StoreBack   int `json:"store_copies_back"`
 	// Synced counts the keys the final SyncPlain checked, Behind those
 	// whose copy did not hold the domain's value before it (a writer
 	// killed between its commit and its copies leaves them behind).
@@ -69,12 +78,16 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 	d, k, seq := ev.In.Domain, ev.In.Key, ev.Out.Seq
 	start := hist.Now()
 	r.logf("%s stopped itself before writing the plain copy of %s/%s from seq %d", c.name, d, k, seq)
-	newer := func() bool {
+	inPlace := func() uint64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		cp, err := plain.Get(ctx, r.directBackend(), d, k)
-		return err == nil && cp.Exists && cp.Seq > seq
+		if err != nil || !cp.Exists {
+			return 0
+		}
+		return cp.Seq
 	}
+	newer := func() bool { return inPlace() > seq }
 	deadline := time.Now().Add(3 * r.p.ttl)
 	for !newer() && time.Now().Before(deadline) {
 		sleep(100 * time.Millisecond)
@@ -83,7 +96,8 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 		err := r.takeOver(d, k, true)
 		r.logf("no writer copied %s/%s from a newer commit; the suite committed it: %v", d, k, err)
 	}
-	staged := newer()
+	seen := inPlace()
+	staged := seen > seq
 	pc := r.plainChecker()
 	plain.Read(pc, r.directBackend(), d, k, r.p.opTimeout)
 	// Hold every other writer while c's write is sent, so that no newer
@@ -91,6 +105,11 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 	held := r.stopOthers(c)
 	heldAt := hist.Now()
 	resumed := hist.Now()
+	if staged {
+		r.mu.Lock()
+		r.staged = append(r.staged, stagedCopy{client: c.name, domain: d, key: k, seq: seq, newer: seen, resumed: resumed})
+		r.mu.Unlock()
+	}
 	c.signal(syscall.SIGCONT)
 	// Read the copy back to back until c's commit has returned (its
 	// copies and its own check done), or c has stopped itself again
@@ -315,8 +334,13 @@ func checkI12(h *history, final []finalPlain, finalValues map[string]map[string]
 }
 
 // plainSummary adds up plain copies' counts.
-func plainSummary(h *history, final []finalPlain, behind int, faults map[string]int, writers map[string]int64) plainStats {
+func plainSummary(h *history, final []finalPlain, behind int, faults map[string]int, writers map[string]int64, staged []stagedCopy, copies map[string][]copyVersion) plainStats {
 	st := plainStats{Staged: faults["plain-older-copy"], Synced: len(final), Behind: behind, Written: writers["plain_puts"], CommitsFailed: writers["plain_failed"]}
+	st.StagedSent, st.StagedApplied = stagedOutcome(h, staged)
+	for _, vs := range copies {
+		st.StoreWrites += len(vs)
+	}
+	st.StoreBack = len(checkStoreCopies(copies))
 	for _, r := range h.plain {
 		st.Reads++
 		switch r.Outcome {
@@ -330,11 +354,24 @@ func plainSummary(h *history, final []finalPlain, behind int, faults map[string]
 }
 
 // plainBit: an older commit's copy was sent after a newer one was in
-// place, and readers read plain copies.
+// place (by the writer's copy log), and readers read plain copies.
 func plainBit(rep *report) (bool, string) {
 	p := rep.Plain
-	return p.Staged > 0 && p.Reads-p.NotFound-p.Failed > 0, fmt.Sprintf("%d older copies sent after a newer one, %d plain reads (%d found none, %d failed), %d copies written, %d commits with failed copies, %d of %d keys behind before SyncPlain",
-		p.Staged, p.Reads, p.NotFound, p.Failed, p.Written, p.CommitsFailed, p.Behind, p.Synced)
+	return p.StagedSent > 0 && p.Reads-p.NotFound-p.Failed > 0, plainWhy(p)
+}
+
+// plainBlindBit, the bite of the broken variant BreakPlainBlind: the
+// store accepted an older commit's copy sent after a newer one was in
+// place, by the writer's copy log. I12 judges the store's own record of
+// the copy, so every bite is caught: none depends on when a reader read.
+func plainBlindBit(rep *report) (bool, string) {
+	p := rep.Plain
+	return p.StagedApplied > 0, plainWhy(p)
+}
+
+func plainWhy(p plainStats) string {
+	return fmt.Sprintf("%d older copies staged after a newer one, %d sent, %d accepted by the store; the store kept %d copy writes, %d of them back; %d plain reads (%d found none, %d failed), %d copies written, %d commits with failed copies, %d of %d keys behind before SyncPlain",
+		p.Staged, p.StagedSent, p.StagedApplied, p.StoreWrites, p.StoreBack, p.Reads, p.NotFound, p.Failed, p.Written, p.CommitsFailed, p.Behind, p.Synced)
 }
 
 // plainPausePoint makes the first writer to reach its second plain-copy
@@ -343,12 +380,16 @@ func plainBit(rep *report) (bool, string) {
 // getting a lease); the suite resumes it once a newer commit's copy of
 // that key is in place (resumePlainPaused).
 func plainPausePoint(r *run, i int, w *spec.Writer) {
+	if i == 5 {
+		// One writer is killed between a commit that landed and its
+		// plain copies, so that copies stay behind until a later commit
+		// or the final SyncPlain writes them. It never takes the pause:
+		// killed at a copy of another key of the same commit (copies are
+		// written in parallel) while the paused copy waits, it would
+		// never send the older copy, and the run would not bite.
+		w.KillAt, w.KillAfter = spec.PointBeforePlainPut, 3+r.rng.IntN(4)
+		return
+	}
 	w.PauseAt, w.PauseAfter = spec.PointBeforePlainPut, 2
 	w.PauseClaim = filepath.Join(r.dir, "plain-pause.claim")
-	if i == 5 {
-		// And one writer is killed between a commit that landed and its
-		// plain copies, so that copies stay behind until a later commit
-		// or the final SyncPlain writes them.
-		w.KillAt, w.KillAfter = spec.PointBeforePlainPut, 3+r.rng.IntN(4)
-	}
 }

@@ -87,3 +87,65 @@ func TestChecksPlainCopies(t *testing.T) {
 		})
 	}
 }
+
+func TestChecksStoreCopies(t *testing.T) {
+	v := func(id string, seq uint64) copyVersion { return copyVersion{id: id, seq: seq} }
+	good := map[string][]copyVersion{"d/k0": {v("1", 2), v("2", 4), v("3", 4), v("4", 7)}, "d/k1": nil}
+	if vs := checkStoreCopies(good); len(vs) != 0 {
+		t.Fatalf("copies that only go forward: %v", vs)
+	}
+	cases := []struct {
+		name   string
+		copies map[string][]copyVersion
+		want   []string
+	}{
+		// The older copy replaced the newer one, and a newer one
+		// replaced it again before any reader looked.
+		{"back then forward", map[string][]copyVersion{"d/k0": {v("1", 2), v("2", 5), v("3", 3), v("4", 6)}},
+			[]string{"d/k0 went back: write 3 (version 3) is from seq 3, after the copy from seq 5 (version 2)"}},
+		{"back below the highest", map[string][]copyVersion{"d/k0": {v("1", 5), v("2", 6), v("3", 4), v("4", 3)}},
+			[]string{"write 3 (version 3) is from seq 4, after the copy from seq 6", "write 4 (version 4) is from seq 3, after the copy from seq 6"}},
+		{"deleted", map[string][]copyVersion{"d/k0": {v("1", 5), {id: "m", marker: true}}},
+			[]string{"write 2 is a delete (marker m)"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := checkStoreCopies(tc.copies)
+			if len(vs) != len(tc.want) {
+				t.Fatalf("want %d violations; got %v", len(tc.want), vs)
+			}
+			for i, w := range tc.want {
+				if vs[i].check != "I12" || !strings.Contains(vs[i].detail, w) {
+					t.Errorf("violation %d: want I12 naming %q; got %v", i, w, vs[i])
+				}
+			}
+		})
+	}
+}
+
+func TestStagedOutcome(t *testing.T) {
+	put := func(client string, ret int64, seq uint64, outcome string) hist.Record {
+		return hist.Record{Client: client, Op: hist.OpPlainPut, Call: ret - 5, Return: ret, In: hist.Input{Domain: "d", Key: "k0"}, Out: hist.Output{Seq: seq}, Outcome: outcome}
+	}
+	staged := []stagedCopy{{client: "w1", domain: "d", key: "k0", seq: 3, newer: 5, resumed: 100}}
+	cases := []struct {
+		name          string
+		puts          []hist.Record
+		sent, applied int
+	}{
+		{"refused", []hist.Record{put("w1", 110, 3, hist.Fail)}, 1, 0},
+		{"accepted", []hist.Record{put("w1", 110, 3, hist.OK)}, 1, 1},
+		{"before the resume", []hist.Record{put("w1", 90, 3, hist.OK)}, 0, 0},
+		{"another writer", []hist.Record{put("w2", 110, 3, hist.OK)}, 0, 0},
+		{"another commit's copy", []hist.Record{put("w1", 110, 4, hist.OK)}, 0, 0},
+		{"never sent", nil, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sent, applied := stagedOutcome(&history{plainPuts: tc.puts}, staged)
+			if sent != tc.sent || applied != tc.applied {
+				t.Fatalf("sent %d, applied %d; want %d, %d", sent, applied, tc.sent, tc.applied)
+			}
+		})
+	}
+}

@@ -190,8 +190,14 @@ func (r *run) finish(ctx context.Context) *report {
 	var finals []finalPlain
 	var v12 []violation
 	behind := 0
+	var copies map[string][]copyVersion
 	if r.p.plain {
 		finals, behind, v12 = r.syncPlain(ctx, finalValues)
+		var err error
+		if copies, err = r.storeCopies(ctx); err != nil {
+			v12 = append(v12, violation{"I12", fmt.Sprintf("reading the store's record of the plain copies: %v", err)})
+		}
+		v12 = append(v12, checkStoreCopies(copies)...)
 	}
 	i7n, v7 := r.checkI7(ctx, r.p.domains[0])
 	rep.I7Checked = i7n
@@ -326,7 +332,10 @@ func (r *run) finish(ctx context.Context) *report {
 		rep.FaultCount[f.Kind]++
 	}
 	if r.p.plain {
-		rep.Plain = plainSummary(h, finals, behind, rep.FaultCount, rep.ManifestPuts)
+		r.mu.Lock()
+		staged := append([]stagedCopy(nil), r.staged...)
+		r.mu.Unlock()
+		rep.Plain = plainSummary(h, finals, behind, rep.FaultCount, rep.ManifestPuts, staged, copies)
 	}
 	rep.FaultSpans = map[string]int{}
 	for _, f := range rep.Faults {

@@ -96,6 +96,7 @@ type run struct {
 	healedAt    int64
 	notes       []string
 	plainc      *hist.Client // the suite's own plain reads
+	staged      []stagedCopy // older plain copies sent after a newer one
 }
 
 func (r *run) since(ns int64) float64 { return float64(ns-r.start) / 1e9 }

@@ -156,8 +156,8 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 // reports a 412 as a success (Break412OK), and ends every
 // UnknownEvery-th data write that applied with an unknown outcome.
 func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
-	if b.cfg.Break == spec.BreakPlainBlind && opts.Metadata[plain.MetaDomain] != "" {
-		opts.Mode = nil
+	if opts.Metadata[plain.MetaDomain] != "" {
+		return b.putPlain(ctx, key, body, size, opts)
 	}
 	if !isManifest(key) {
 		return b.Backend.Put(ctx, key, body, size, opts)
@@ -189,6 +189,27 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 	if err == nil && data != nil && b.injectUnknown(key, data) {
 		return driver.ObjectInfo{}, errInjectedUnknown
 	}
+	return info, err
+}
+
+// putPlain writes a plain copy and records it in the copy log
+// (hist.OpPlainPut): the seq it copies, and whether the store accepted
+// it. In the broken variant BreakPlainBlind it drops the precondition.
+// The record's call comes before the pause point in front of the write,
+// its return after the broken variant's stop behind it.
+func (b *faultBackend) putPlain(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	d := opts.Metadata[plain.MetaDomain]
+	seq, _ := strconv.ParseUint(opts.Metadata[plain.MetaSeq], 10, 64)
+	rec := b.c.Start(hist.OpPlainPut, hist.Input{Domain: d, Key: strings.TrimPrefix(key, d+"/")})
+	if b.cfg.Break == spec.BreakPlainBlind {
+		opts.Mode = nil
+	}
+	info, err := b.Backend.Put(ctx, key, body, size, opts)
+	outcome := hist.OK
+	if err != nil {
+		outcome = hist.Fail
+	}
+	b.c.End(rec, outcome, hist.Output{Seq: seq}, err)
 	return info, err
 }
 

@@ -32,6 +32,11 @@ const (
 	// client that does not speak fence makes it: Out.Values holds its
 	// bytes, Out.Seq, Out.Token and Out.CommitID what its metadata says.
 	OpPlain = "plain"
+	// OpPlainPut is one plain-copy write a writer sent (its copy log):
+	// In.Domain and In.Key name the copy, Out.Seq is the seq of the
+	// commit it copies. OK: the store accepted it; Fail: it did not (a
+	// refused precondition, or an error; Err says which).
+	OpPlainPut = "plain-put"
 )
 
 // Outcomes.
