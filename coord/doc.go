@@ -17,6 +17,12 @@
 // Session. Coordinator.TakeLease and NewSession are the two halves
 // without the store, for coordinators' own tests and tools.
 //
+// Waiting and living are separate, as in etcd (Mutex.Lock(ctx) waits,
+// concurrency.WithContext bounds the session): TakeLease's ctx bounds the
+// wait for a busy lease and nothing else, while NewSession's ctx is the
+// session's lifetime. fence.Acquire's ctx is a wait, like TakeLease's;
+// its session's lifetime is fence.AcquireOptions.Lifetime.
+//
 // A Coordinator is a concrete type over a narrow Driver, as objstore.Store
 // is over a driver.Backend: the Coordinator checks arguments and applies
 // defaults once, and the driver only keeps the records. Drivers:
