@@ -43,8 +43,8 @@
 //
 // Test with errors.Is: ErrLeaseHeld (*HeldError names the holder, its
 // token and expiry), ErrLeaseLost (the holder must stop writing),
-// ErrReleased, ErrInvalid (*InvalidError names the value; an invalid
-// domain matches objstore.ErrInvalid too), ErrCorruptRecord
+// ErrReleased, objstore.ErrInvalid (*InvalidError names the value;
+// coord.ErrInvalid is an alias of it, kept for old code), ErrCorruptRecord
 // (*CorruptRecordError names the record; nothing is written over it) and
 // ErrOutcomeUnknown (*UnknownOutcomeError: a change to a record may have
 // applied, and reading it back could not tell).

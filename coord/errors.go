@@ -21,9 +21,9 @@ var (
 	// ErrOrphaned: the session was ended by Session.Orphan; its lease
 	// lives on, unrenewed, until it expires.
 	ErrOrphaned = errors.New("coord: session orphaned")
-	// ErrInvalid: a domain, holder, TTL or option was rejected. Its
-	// *InvalidError names the value. It is rules.ErrInvalid, which
-	// objstore.ErrInvalid is too.
+	// ErrInvalid is an alias of objstore.ErrInvalid (the same value),
+	// kept so that old code compiles: test rejected arguments with
+	// objstore.ErrInvalid, whichever package rejected them.
 	ErrInvalid = rules.ErrInvalid
 	// ErrCorruptRecord: a lease record cannot be decoded; nothing is
 	// written over it. Its *CorruptRecordError names the record.

@@ -34,7 +34,8 @@
 // id to retry with), ErrCorruptManifest (*CorruptManifestError names the
 // object), ErrDataLoss (*DataLossError: a version the manifest names is
 // missing from the store; distinct from ErrNotFound), ErrIntegrity,
-// ErrInvalid (*InvalidError names the argument; a key too long for the
+// ErrInvalid (*InvalidError names the argument, whichever package
+// rejected it: coord.ErrInvalid is an alias; a key too long for the
 // backend, its prefix counted, is refused before anything is uploaded),
 // ErrUnsafeStore (the backend ignores conditional writes),
 // ErrEncryptionIgnored (sse= is set and the store stores plaintext),

@@ -34,9 +34,11 @@ var (
 	// ErrIntegrity: a version's bytes do not match the size or SHA-256 its
 	// manifest records.
 	ErrIntegrity = errors.New("objstore: integrity check failed")
-	// ErrInvalid: a key, domain, token or option was rejected before
-	// anything was sent. Its *InvalidError names what was wrong. It is
-	// rules.ErrInvalid, the class coord's invalid arguments share.
+	// ErrInvalid: a key, domain, token, holder, TTL or option was
+	// rejected before anything was sent. Its *InvalidError names what was
+	// wrong. It is the one ErrInvalid to test for, whichever package
+	// rejected the argument: coord.ErrInvalid and rules.ErrInvalid are
+	// aliases of it (the same value), kept so that old code compiles.
 	ErrInvalid = rules.ErrInvalid
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// fencing cannot work on it.
