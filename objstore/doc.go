@@ -17,6 +17,15 @@
 // run against every backend, and driver/faulty wraps any backend to inject
 // faults.
 //
+// # Listing
+//
+// Store.List and Snapshot.List return every selected key. To page, take
+// a Snapshot and call ListPage with ListOptions.Limit, passing each
+// Page's Next as the next ListOptions.After until Next is "": the pages
+// are consistent with each other, and the last page says it is the last,
+// so no extra request is needed. Store.ListPage reads the current
+// manifest on each call, so its pages may come from different commits.
+//
 // # Timing
 //
 // No operation has a deadline it was not given: a Put of a slow producer,
