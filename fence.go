@@ -1,16 +1,3 @@
-// Package fence ties a lease coordinator to a fenced store. Acquire is the
-// takeover sequence every holder follows, and returns the holder's one
-// object, a *coord.Session that renews the lease in the background;
-// NewHolder binds it to a store, so that every write carries the lease's
-// domain and token and stops when the session ends. The two halves live
-// in their own packages: coord issues leases and fencing tokens, objstore
-// enforces the tokens at the store.
-//
-//	sess, err := fence.Acquire(ctx, store, coordinator, "reports/monthly", nil)
-//	...
-//	defer sess.Release(context.WithoutCancel(ctx))
-//	h := fence.NewHolder(sess, store)
-//	_, err = h.Put(ctx, "summary.csv", body, size)
 package fence
 
 import (

@@ -42,7 +42,9 @@
 // # Errors
 //
 // Test with errors.Is: ErrLeaseHeld (*HeldError names the holder, its
-// token and expiry), ErrLeaseLost (the holder must stop writing),
+// token and expiry), ErrLeaseLost (the holder must stop writing; it
+// matches fence.ErrStale, the one test for "was I fenced?", as
+// objstore.ErrFenced does: see the fence package's error table),
 // ErrReleased, objstore.ErrInvalid (*InvalidError names the value;
 // coord.ErrInvalid is an alias of it, kept for old code), ErrCorruptRecord
 // (*CorruptRecordError names the record; nothing is written over it) and

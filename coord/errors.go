@@ -14,8 +14,9 @@ var (
 	// ErrLeaseHeld: another holder has a live lease. The *HeldError names it.
 	ErrLeaseHeld = errors.New("coord: lease held by another holder")
 	// ErrLeaseLost: the lease expired, was released, or another holder took
-	// it; its holder must stop writing.
-	ErrLeaseLost = errors.New("coord: lease lost")
+	// it; its holder must stop writing. It matches fence.ErrStale, as
+	// objstore.ErrFenced does.
+	ErrLeaseLost = rules.Kind("coord: lease lost", rules.ErrStale)
 	// ErrReleased: the session was ended by Session.Release.
 	ErrReleased = errors.New("coord: lease released")
 	// ErrOrphaned: the session was ended by Session.Orphan; its lease

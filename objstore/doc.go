@@ -38,6 +38,11 @@
 //
 // # Errors
 //
+// "Was I fenced?" is errors.Is(err, fence.ErrStale), which ErrFenced
+// matches, and so does coord.ErrLeaseLost from a fence.Holder whose
+// session ended; the fence package's documentation has the table of
+// situations, errors and exit codes, the same whichever layer was used.
+//
 // Test errors with errors.Is: ErrFenced (*FencedError names both tokens),
 // ErrNotFound, ErrOutcomeUnknown (*UnknownOutcomeError carries the commit
 // id to retry with), ErrCorruptManifest (*CorruptManifestError names the
