@@ -15,7 +15,9 @@
 // directory, the embedded default), s3store (aws-sdk-go-v2) and miniostore
 // (minio-go). The conformance suites in driver/drivertest and objstoretest
 // run against every backend, and driver/faulty wraps any backend to inject
-// faults.
+// faults: config.OpenOptions.WrapBackend with faulty.Into puts it under
+// the Store that config.Open returns, and faulty.Manifest names a
+// domain's manifest in its rules.
 //
 // # Listing
 //
