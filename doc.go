@@ -65,4 +65,17 @@
 //
 // TestErrorTable drives each layer into each situation and checks this
 // table; cmd/fence's TestExitCodesMatchErrorTable checks its last column.
+//
+// # Injecting faults
+//
+// To see an unknown outcome and its Retry (or any other fault) on a real
+// backend, wrap the backend config.Open opens with faulty, and name a
+// domain's manifest with faulty.Manifest:
+//
+//	var fb *faulty.Backend
+//	o, err := config.Open(ctx, url, &config.OpenOptions{WrapBackend: faulty.Into(&fb)})
+//	...
+//	fb.Add(faulty.Once(faulty.OpPut, faulty.Manifest("reports"), faulty.Fault{DropReply: true}))
+//
+// Example_unknownOutcome runs it to the end.
 package fence
