@@ -17,6 +17,13 @@
 //	minio://BUCKET[/PREFIX]?endpoint=URL[&region=R&sse=S&kms_key_id=K]
 //	              a bucket through minio-go (objstore/miniostore). An
 //	              https:// endpoint uses TLS.
+//	azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]
+//	              an Azure Blob Storage container (objstore/azblobstore);
+//	              endpoint may end in the account
+//	              (http://127.0.0.1:10000/devstoreaccount1 for Azurite).
+//	              Credentials from AZURE_STORAGE_CONNECTION_STRING,
+//	              AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, or
+//	              DefaultAzureCredential; never from the URL.
 //
 // Coordinator URLs:
 //

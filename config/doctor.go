@@ -239,11 +239,22 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	d.add(names[2], StatusOK, "one of 4 concurrent If-None-Match: * creates won; If-None-Match: * and a stale If-Match were refused (also on CompleteMultipartUpload, for S3 stores), a current If-Match accepted")
+	d.add(names[2], StatusOK, "one of 4 concurrent If-None-Match: * creates won; If-None-Match: * and a stale If-Match were refused%s, a current If-Match accepted", multipartNote(b))
 	if !lease {
 		d.checkPolicy(cctx, b)
 	}
 	return b
+}
+
+// multipartNote says where else the probe checked the conditions: on
+// the request that completes a multipart upload (S3's
+// CompleteMultipartUpload, Azure's Put Block List), for backends that
+// make them.
+func multipartNote(b driver.Backend) string {
+	if _, ok := b.(driver.MultipartPutter); !ok {
+		return ""
+	}
+	return " (also on " + driver.MultipartCommitName(b) + ")"
 }
 
 // checkSSE, when the URL sets sse=, writes one object under the probe's

@@ -7,7 +7,8 @@ import (
 
 // Resource is one thing that Init made sure exists.
 type Resource struct {
-	// Kind is "directory", "memory store", "bucket" or "table".
+	// Kind is "directory", "memory store", "bucket", "container" or
+	// "table".
 	Kind string `json:"kind"`
 	// Name is the directory as given, the bucket or the table.
 	Name string `json:"name"`
@@ -22,7 +23,8 @@ type Resource struct {
 
 // Init creates what the store URL and the coordinator URL need, when it
 // is missing: the directory of a file:// URL, the bucket of an s3:// or
-// minio:// URL (in the configured region), the table of a dynamodb://
+// minio:// URL (in the configured region), the container of an
+// azblob:// URL (private), the table of a dynamodb://
 // URL (dynamocoord.CreateTable: on-demand billing, no TTL, and it waits
 // until the table is ACTIVE). An empty coordinator URL needs nothing of
 // its own. Init is idempotent: what exists is left as it is, and

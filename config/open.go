@@ -57,7 +57,7 @@ func parseStoreURL(rawURL string) (Location, error) {
 //     store must then be non-nil;
 //   - dynamodb://TABLE issues leases from a DynamoDB table (see
 //     dynamocoord), which must exist (fence init creates it);
-//   - any store URL (file://, mem://, s3://, minio://) keeps lease records
+//   - any store URL (file://, mem://, s3://, minio://, azblob://) keeps lease records
 //     in that store, a backend of its own.
 //
 // A coordinator that keeps lease records in a store probes it before its
@@ -160,6 +160,8 @@ func open(ctx context.Context, loc Location) (driver.Backend, error) {
 		return miniostore.Open(loc.Endpoint, loc.Bucket, loc.Prefix, &miniostore.Options{
 			Region: loc.Region, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
 		})
+	case "azblob":
+		return openAzblob(ctx, loc)
 	}
 	// ParseURL accepts no other scheme.
 	return nil, fmt.Errorf("scheme %q has no backend", loc.Scheme)

@@ -23,7 +23,7 @@ import (
 // resource is the one thing a URL needs to exist before fence can use
 // it: a directory, a bucket or a table. Init creates it; Doctor checks it.
 type resource struct {
-	kind     string // "directory", "memory store", "bucket", "table"
+	kind     string // "directory", "memory store", "bucket", "container", "table"
 	name     string // the path, bucket or table
 	location string // where, without credentials
 	store    string // the store's location, with its prefix (buckets)
@@ -86,6 +86,8 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 		}
 		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
 			exists: b.BucketExists, create: b.EnsureBucket}, nil
+	case "azblob":
+		return azblobResource(ctx, loc)
 	case "dynamodb":
 		client, err := dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
 		if err != nil {
@@ -143,5 +145,6 @@ func reached(err error) bool {
 	var mr minio.ErrorResponse
 	return errors.As(err, &re) && re.HTTPStatusCode() != 0 || errors.As(err, &api) ||
 		errors.As(err, &mr) && mr.StatusCode != 0 ||
-		errors.Is(err, dynamocoord.ErrTableNotFound) || errors.Is(err, dynamocoord.ErrWrongSchema)
+		errors.Is(err, dynamocoord.ErrTableNotFound) || errors.Is(err, dynamocoord.ErrWrongSchema) ||
+		azblobReached(err)
 }

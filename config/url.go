@@ -25,28 +25,30 @@ func (e *URLError) Error() string { return fmt.Sprintf("config: URL %q: %s", e.U
 func (e *URLError) Is(target error) bool { return target == ErrBadURL }
 
 // Supported lists the store URL forms, for messages and help.
-const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true], minio://BUCKET[/PREFIX]?endpoint=URL"
+const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true], minio://BUCKET[/PREFIX]?endpoint=URL, " + azblobForm
 
 // SupportedCoordinators lists the coordinator URL forms, for messages
 // and help.
 const SupportedCoordinators = "dynamodb://TABLE[?endpoint=URL&region=R], or any store URL (lease records kept there)"
 
 // supportedAll is every scheme ParseURL accepts, for its messages.
-const supportedAll = "file://, mem://, s3://, minio://, dynamodb://"
+const supportedAll = "file://, mem://, s3://, minio://, azblob://, dynamodb://"
 
 // Location is a parsed store or coordinator URL. It is comparable, and
 // String returns a URL that parses back to the same Location. It never
 // holds credentials: ParseURL refuses URLs that carry them.
 type Location struct {
-	// Scheme is "file", "mem", "s3", "minio" or "dynamodb", lower case.
+	// Scheme is "file", "mem", "s3", "minio", "azblob" or "dynamodb",
+	// lower case.
 	Scheme string
 	// Path is the directory of a file URL, taken literally (relative to
 	// the working directory unless it starts with '/'), or the name of a
 	// mem URL ("" for a fresh, unshared store).
 	Path string
-	// Bucket is the bucket of an s3 or minio URL.
+	// Bucket is the bucket of an s3 or minio URL, the container of an
+	// azblob URL.
 	Bucket string
-	// Prefix is the key prefix of an s3 or minio URL, without leading or
+	// Prefix is the key prefix of an s3, minio or azblob URL, without leading or
 	// trailing '/'; "" for the whole bucket.
 	Prefix string
 	// Table is the table of a dynamodb URL.
@@ -65,12 +67,16 @@ type Location struct {
 	SSE string
 	// KMSKeyID is the KMS key of SSE "aws:kms" (s3, minio).
 	KMSKeyID string
+	// Account is the Azure storage account (azblob); empty means the
+	// environment or the endpoint names it. For azblob, Endpoint may
+	// end in the account (Azurite: http://127.0.0.1:10000/devstoreaccount1).
+	Account string
 }
 
 // String returns the URL that parses back to l.
 func (l Location) String() string {
 	switch l.Scheme {
-	case "s3", "minio":
+	case "s3", "minio", "azblob":
 		s := l.Scheme + "://" + l.Bucket
 		if l.Prefix != "" {
 			s += "/" + l.Prefix
@@ -91,6 +97,7 @@ func (l Location) query() string {
 		}
 	}
 	add("endpoint", l.Endpoint)
+	add("account", l.Account)
 	add("region", l.Region)
 	if l.PathStyle {
 		add("path_style", "true")
@@ -122,6 +129,7 @@ var schemeParams = map[string][]string{
 	"s3":       {"endpoint", "region", "path_style", "sse", "kms_key_id"},
 	"minio":    {"endpoint", "region", "sse", "kms_key_id"},
 	"dynamodb": {"endpoint", "region"},
+	"azblob":   {"endpoint", "account"},
 }
 
 // credentialsHelp says where credentials come from instead of URLs.
@@ -179,6 +187,12 @@ func ParseURL(raw string) (Location, error) {
 		return Location{Scheme: "mem", Path: name}, nil
 	case "s3", "minio", "dynamodb":
 		loc, reason := parseRemote(scheme, rest)
+		if reason != "" {
+			return bad("%s", reason)
+		}
+		return loc, nil
+	case "azblob":
+		loc, reason := parseAzblob(rest)
 		if reason != "" {
 			return bad("%s", reason)
 		}
@@ -250,6 +264,8 @@ func parseQuery(loc *Location, rawQuery string) string {
 		switch {
 		case !known && slices.Contains(schemeParams["s3"], name):
 			return fmt.Sprintf("query parameter %q is not one of %s:// URLs, which take %s", name, loc.Scheme, strings.Join(allowed, ", "))
+		case !known && looksSecret(name) && loc.Scheme == "azblob":
+			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, azblobCredentialsHelp)
 		case !known && looksSecret(name):
 			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, credentialsHelp)
 		case !known:
@@ -269,7 +285,11 @@ func parseQuery(loc *Location, rawQuery string) string {
 		}
 		switch name {
 		case "endpoint":
-			if reason := checkEndpoint(value); reason != "" {
+			check := checkEndpoint
+			if loc.Scheme == "azblob" {
+				check = checkAzblobEndpoint
+			}
+			if reason := check(value); reason != "" {
 				return reason
 			}
 			loc.Endpoint = value
@@ -289,6 +309,11 @@ func parseQuery(loc *Location, rawQuery string) string {
 				return fmt.Sprintf("sse=%q: want AES256 (SSE-S3) or aws:kms (SSE-KMS)", value)
 			}
 			loc.SSE = value
+		case "account":
+			if reason := checkAzblobAccount(value); reason != "" {
+				return reason
+			}
+			loc.Account = value
 		case "kms_key_id":
 			if strings.ContainsAny(value, " \t") || len(value) > 2048 {
 				return "kms_key_id: want a KMS key id, alias or ARN"
@@ -400,7 +425,7 @@ func validScheme(s string) bool {
 
 // secretParams are substrings of query parameter names whose values Redact
 // hides, and that ParseURL refuses as credentials.
-var secretParams = []string{"secret", "pass", "token", "key", "credential", "signature", "sig", "auth", "access"}
+var secretParams = []string{"secret", "pass", "token", "key", "credential", "signature", "sig", "auth", "access", "connection"}
 
 // Redact returns raw with credentials removed, for messages and logs: the
 // user:password part of the authority is dropped (also when the password

@@ -16,6 +16,7 @@ func (a *app) initCmd() *cobra.Command {
 
   file://PATH        the directory
   s3://, minio://    the bucket (in the configured region)
+  azblob://          the container (private)
   dynamodb://TABLE   the table: partition key "domain" (string), on-demand
                      billing, no TTL (a TTL would delete lease items and
                      reset their token counters); init waits until it is ACTIVE

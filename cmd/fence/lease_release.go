@@ -16,8 +16,9 @@ func (a *app) leaseReleaseCmd() *cobra.Command {
 		Short: "End a lease early, keeping the token counter",
 		Long: `release ends the lease on DOMAIN that --holder holds with token N (from
 --token, or FENCE_TOKEN when the flag is absent). The next acquisition
-gets a higher token. Releasing a lease that expired, was released or was
-taken over fails with exit 1.`,
+gets a higher token. Releasing a lease that expired, was released, was
+broken or was taken over fails with exit 5, as every command that finds
+its lease lost does.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			domain := args[0]
@@ -29,14 +30,11 @@ taken over fails with exit 1.`,
 			holder, token := l.Holder, l.Token
 			err = c.Release(cmd.Context(), l)
 			if errors.Is(err, coord.ErrLeaseLost) {
-				// Exit 1, not exitLost: scripts written before exit 5
-				// existed test release for 1.
-				return &exitErr{code: exitError, err: fmt.Errorf("lease release %q: %q does not hold the lease with token %d (it expired, was released or was taken over): %w", domain, holder, token, err)}
+				err = fmt.Errorf("lease release %q: %q does not hold the lease with token %d (it expired, was released, was broken or was taken over): %w", domain, holder, token, err)
+			} else if err != nil {
+				err = fmt.Errorf("lease release %q: %w", domain, err)
 			}
-			if err != nil {
-				return fail(fmt.Errorf("lease release %q: %w", domain, err))
-			}
-			return nil
+			return fail(err)
 		},
 	}
 	f := cmd.Flags()

@@ -72,6 +72,28 @@ func TestLeaseRenew(t *testing.T) {
 	c.want(exitUsage, "", "lease", "renew", "d")
 }
 
+// Every command that finds its lease lost says so with the same exit
+// code: renew and release of a lease that was released, taken over or
+// never held exit 5 (release exited 1 before 0.1.0).
+func TestLeaseLostExitsTheSame(t *testing.T) {
+	c := newCLI(t)
+	t1 := c.acquire("d", "--ttl", "1m", "--holder", "alice")
+	c.want(0, "", "lease", "release", "d", "--token", tok(t1), "--holder", "alice")
+	for _, verb := range []string{"renew", "release"} {
+		r := c.want(exitLost, "", "lease", verb, "d", "--token", tok(t1), "--holder", "alice")
+		if !strings.Contains(r.stderr, "released") {
+			t.Errorf("%s of a released lease: stderr %q does not say it was released", verb, r.stderr)
+		}
+	}
+	t2 := c.acquire("d", "--ttl", "1m", "--holder", "bob")
+	c.want(0, "", "lease", "break", "d", "--holder", "ops")
+	c.acquire("d", "--ttl", "1m", "--holder", "carol")
+	for _, verb := range []string{"renew", "release"} {
+		c.want(exitLost, "", "lease", verb, "d", "--token", tok(t2), "--holder", "bob")
+		c.want(exitLost, "", "lease", verb, "never-held", "--token", "1", "--holder", "bob")
+	}
+}
+
 // break ends a live lease held by another holder and fences the domain:
 // the old holder's put is exit 3, its renew exit 5, and a new acquire
 // succeeds at once.

@@ -186,7 +186,7 @@ func staleTokenRejected(t *testing.T, c *cli) {
 	c.want(exitFenced, "", "put", "d", "k", stale, "--token", tok(t1))
 
 	c.want(0, "", "lease", "release", "d", "--token", tok(t2), "--holder", "bob")
-	c.want(exitError, "", "lease", "release", "d", "--token", tok(t2), "--holder", "bob")
+	c.want(exitLost, "", "lease", "release", "d", "--token", tok(t2), "--holder", "bob")
 	if t3 := c.acquire("d", "--holder", "carol"); t3 <= t2 {
 		t.Fatalf("token after release %d is not above %d", t3, t2)
 	}
@@ -227,7 +227,7 @@ func TestLeaseHeld(t *testing.T) {
 		t.Errorf("held after --timeout: stderr %q does not name alice", r.stderr)
 	}
 	// bob cannot release alice's lease.
-	c.want(exitError, "", "lease", "release", "d", "--token", tok(t1), "--holder", "bob")
+	c.want(exitLost, "", "lease", "release", "d", "--token", tok(t1), "--holder", "bob")
 }
 
 func TestNoFence(t *testing.T) {

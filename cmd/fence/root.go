@@ -104,12 +104,15 @@ Store URLs (--store):
   mem://[NAME]                memory of this process (tests)
   s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true&sse=...]
   minio://BUCKET[/PREFIX]?endpoint=http://HOST:PORT[&region=R]
+  azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]
 Coordinator URLs (--coord):
   (empty)                     lease records kept in the store
   dynamodb://TABLE[?endpoint=URL&region=R]
   any store URL               lease records kept in that store
 Credentials come only from the AWS chain (AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), never from URLs.
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...) and, for azblob://, from
+AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY,
+or DefaultAzureCredential; never from URLs.
 
 Exit codes:
   0    ok

@@ -10,6 +10,8 @@
 # Beside MinIO, versitygw (built from the Go module proxy at a pinned
 # version, with its POSIX backend) is a second S3 implementation for the
 # tests of s3store and miniostore: FENCE_TEST_S3_ENDPOINT_VERSITYGW.
+# Azurite (npm) serves the tests of azblobstore: FENCE_TEST_AZURE_ENDPOINT
+# (see the Azurite block at the end).
 #
 # Source it, then call fence_servers_start (which stops the servers on EXIT
 # unless FENCE_SERVERS_NO_TRAP is set, for callers with a trap of their own
@@ -140,6 +142,7 @@ fence_servers_stop() {
 	done
 	fence_dynamodb_local_stop
 	fence_versitygw_stop
+	fence_azurite_stop
 	[[ -n "${FENCE_SERVERS_TMP:-}" ]] && rm -rf "$FENCE_SERVERS_TMP"
 	FENCE_MINIO_PID= FENCE_DYNALITE_PID=
 }
@@ -188,6 +191,7 @@ fence_servers_start() {
 	export FENCE_TEST_DYNALITE_BIN="$FENCE_CACHE/dynalite/node_modules/.bin/dynalite"
 	fence_log "MinIO at $FENCE_TEST_S3_ENDPOINT (pid $FENCE_MINIO_PID), dynalite at $FENCE_TEST_DYNAMODB_ENDPOINT (pid $FENCE_DYNALITE_PID)"
 	fence_versitygw_start || return 1
+	fence_azurite_start || return 1
 	fence_dynamodb_local_ready || return 1
 }
 
@@ -332,3 +336,62 @@ fence_dynamodb_local_stop() {
 	wait "$FENCE_DYNAMODB_LOCAL_PID" 2>/dev/null || true
 	FENCE_DYNAMODB_LOCAL_PID=
 }
+
+# ---- Azurite ----
+# Azurite, Microsoft's Azure Storage emulator from the npm registry: its
+# blob service alone, for the tests of objstore/azblobstore. It listens on
+# a free loopback port over a temporary directory, with the emulator's
+# well-known account devstoreaccount1 and key, and is started and stopped
+# by fence_servers_start and fence_servers_stop. Never --loose: it would
+# accept and ignore headers Azurite does not support, conditional ones
+# among them. The first install takes about 2 minutes.
+
+FENCE_AZURITE_PACKAGE="azurite@3.37.0"
+# The emulator's documented, public account key (not a secret).
+FENCE_AZURITE_ACCOUNT="devstoreaccount1"
+FENCE_AZURITE_KEY="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+fence_install_azurite() {
+	local dir="$FENCE_CACHE/azurite" stamp="$FENCE_CACHE/azurite/version"
+	if [[ -x "$dir/node_modules/.bin/azurite-blob" && "$(cat "$stamp" 2>/dev/null)" == "$FENCE_AZURITE_PACKAGE" ]]; then
+		return 0
+	fi
+	command -v node >/dev/null && command -v npm >/dev/null || {
+		fence_log "Azurite needs Node.js and npm: apt-get install -y nodejs npm"
+		return 1
+	}
+	fence_log "installing $FENCE_AZURITE_PACKAGE from the npm registry (about 2 minutes the first time)"
+	mkdir -p "$dir"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$FENCE_AZURITE_PACKAGE" >&2
+	echo "$FENCE_AZURITE_PACKAGE" >"$stamp"
+}
+
+# fence_azurite_start starts Azurite's blob service and exports
+# FENCE_TEST_AZURE_ENDPOINT (http://127.0.0.1:PORT/devstoreaccount1),
+# FENCE_TEST_AZURE_ACCOUNT and FENCE_TEST_AZURE_KEY. It needs
+# FENCE_SERVERS_TMP (fence_servers_start makes it; a caller that starts
+# Azurite alone sets it).
+fence_azurite_start() {
+	local port
+	fence_install_azurite || return 1
+	port=$(fence_free_port)
+	mkdir -p "$FENCE_SERVERS_TMP/azurite"
+	"$FENCE_CACHE/azurite/node_modules/.bin/azurite-blob" --blobHost 127.0.0.1 --blobPort "$port" \
+		--location "$FENCE_SERVERS_TMP/azurite" --silent --skipApiVersionCheck --disableTelemetry \
+		>"$FENCE_SERVERS_TMP/azurite.log" 2>&1 &
+	FENCE_AZURITE_PID=$!
+	fence_wait_port "$port" "$FENCE_AZURITE_PID" 60 || { cat "$FENCE_SERVERS_TMP/azurite.log" >&2; return 1; }
+	export FENCE_TEST_AZURE_ENDPOINT="http://127.0.0.1:$port/$FENCE_AZURITE_ACCOUNT"
+	export FENCE_TEST_AZURE_ACCOUNT="$FENCE_AZURITE_ACCOUNT"
+	export FENCE_TEST_AZURE_KEY="$FENCE_AZURITE_KEY"
+	fence_log "Azurite (blob) at $FENCE_TEST_AZURE_ENDPOINT (pid $FENCE_AZURITE_PID)"
+}
+
+fence_azurite_stop() {
+	if [[ -n "${FENCE_AZURITE_PID:-}" ]]; then
+		kill "$FENCE_AZURITE_PID" 2>/dev/null || true
+		wait "$FENCE_AZURITE_PID" 2>/dev/null || true
+	fi
+	FENCE_AZURITE_PID=
+}
+# ---- end Azurite ----

@@ -22,6 +22,10 @@
 # that the tests of objstore/s3store and objstore/miniostore run against
 # beside MinIO (FENCE_TEST_S3_ENDPOINT_VERSITYGW); its first build takes
 # about 5 minutes on 2 cores.
+#
+# And Azurite (npm, blob service only), which the tests of
+# objstore/azblobstore and config's azblob tests run against
+# (FENCE_TEST_AZURE_ENDPOINT); its first install takes about 2 minutes.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -109,8 +113,28 @@ deploy_checks() {
 	run bash deploy/tools/check.sh
 }
 
+# release_checks builds the release archive for linux/amd64 and the
+# container image (deploy/release/build.sh, docs/release.md) for
+# deploy/release_test.go, and builds fence for windows, which must build
+# though it is not tested. FENCE_RELEASE_ALL=1 builds every release
+# platform; FENCE_RELEASE=0 skips it all, and the release tests skip.
+release_checks() {
+	if [[ "${FENCE_RELEASE:-}" == 0 ]]; then
+		echo "FENCE_RELEASE=0: no release archive or image is built or tested" >&2
+		return
+	fi
+	local targets=linux/amd64
+	[[ "${FENCE_RELEASE_ALL:-}" == 1 ]] && targets=linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64
+	export FENCE_TEST_RELEASE_DIR="$workdir/dist"
+	run bash deploy/release/build.sh "$FENCE_TEST_RELEASE_DIR" "$targets"
+	if [[ "$targets" != *windows* ]]; then
+		run env GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o /dev/null ./cmd/fence
+	fi
+}
+
 start_servers
 deploy_checks
+release_checks
 
 # DynamoDB Local: servers.sh skips it without Java 17; say so again at the
 # end, where it is seen, since the DynamoDB tests then ran against dynalite

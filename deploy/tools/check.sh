@@ -12,6 +12,9 @@
 #   - deploy/aws/fence.yaml: cfn-guard with AWS Control Tower's proactive
 #     controls for S3, DynamoDB and IAM, both from the npm package
 #     @cdklabs/cdk-validator-cfnguard (which ships the cfn-guard binary);
+#   - action.yml (the GitHub Action): actionlint on the example workflow
+#     deploy/github/report-workflow.yml, which uses it, so the action's
+#     metadata and the inputs the workflow passes are checked;
 #   - it writes the CloudFormation registry schemas of the template's
 #     resource types (rain build --schema) to $FENCE_TEST_CFN_SCHEMAS, for
 #     deploy/deploy_test.go's TestTemplateSchema.
@@ -26,6 +29,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 KUBECONFORM_MODULE="github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
 RAIN_MODULE="github.com/aws-cloudformation/rain/cmd/rain@v1.24.4"
+ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
 CFNGUARD_PACKAGE="@cdklabs/cdk-validator-cfnguard@0.0.62"
 K8S_MODELS_PACKAGES=(kubernetes-models@5.1.0 yaml@2.9.1)
 # The rules applied to the template, from the package's
@@ -162,3 +166,30 @@ for typ in $(grep -oE '^    Type: AWS::[A-Za-z0-9]+::[A-Za-z0-9]+' deploy/aws/fe
 	fi
 done
 log "CloudFormation registry schemas ($("$cache/bin/rain" --version)) in $FENCE_TEST_CFN_SCHEMAS, for TestTemplateSchema"
+
+# ---- GitHub Action
+
+go_tool "$ACTIONLINT_MODULE"
+# actionlint_workflow lints a workflow that uses the action at the
+# repository's root (uses: ./). actionlint reads a local action's
+# metadata, and checks the inputs a workflow passes it, only inside a
+# project (a git repository with .github/workflows), which this
+# repository does not have: GitHub would run a workflow there. So both
+# files are copied into a project of their own. No shellcheck is installed here, so
+# the action's scripts take their inputs from the environment, never
+# from ${{ }} in a script.
+actionlint_workflow() {
+	local wf=$1 dir
+	dir=$(mktemp -d)
+	mkdir -p "$dir/.github/workflows"
+	cp action.yml "$dir/"
+	cp "$wf" "$dir/.github/workflows/"
+	git -C "$dir" init -q .
+	(cd "$dir" && "$cache/bin/actionlint" -shellcheck= -pyflakes= ".github/workflows/$(basename "$wf")")
+	local rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+actionlint_workflow deploy/github/report-workflow.yml
+log "actionlint $("$cache/bin/actionlint" -version | head -n1): action.yml, with deploy/github/report-workflow.yml"
+must_fail deploy/tools/testdata/github/unknown-input.yml actionlint_workflow deploy/tools/testdata/github/unknown-input.yml

@@ -380,12 +380,16 @@ func plainWhy(p plainStats) string {
 // getting a lease); the suite resumes it once a newer commit's copy of
 // that key is in place (resumePlainPaused).
 func plainPausePoint(r *run, i int, w *spec.Writer) {
+	if i == 5 {
+		// One writer is killed between a commit that landed and its
+		// plain copies, so that copies stay behind until a later commit
+		// or the final SyncPlain writes them. It never takes the pause:
+		// killed at a copy of another key of the same commit (copies are
+		// written in parallel) while the paused copy waits, it would
+		// never send the older copy, and the run would not bite.
+		w.KillAt, w.KillAfter = spec.PointBeforePlainPut, 3+r.rng.IntN(4)
+		return
+	}
 	w.PauseAt, w.PauseAfter = spec.PointBeforePlainPut, 2
 	w.PauseClaim = filepath.Join(r.dir, "plain-pause.claim")
-	if i == 5 {
-		// And one writer is killed between a commit that landed and its
-		// plain copies, so that copies stay behind until a later commit
-		// or the final SyncPlain writes them.
-		w.KillAt, w.KillAfter = spec.PointBeforePlainPut, 3+r.rng.IntN(4)
-	}
 }

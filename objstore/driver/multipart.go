@@ -32,3 +32,22 @@ func PutMultipart(ctx context.Context, b Backend, key string, body io.Reader, si
 	}
 	return ObjectInfo{}, ErrUnsupported
 }
+
+// A MultipartNamer is a MultipartPutter that names the request which
+// completes its uploads, and carries their precondition, for messages:
+// Azure's "Put Block List". Without it, messages name S3's
+// CompleteMultipartUpload. A backend that wraps a MultipartPutter
+// forwards it with MultipartCommitName.
+type MultipartNamer interface {
+	MultipartCommitName() string
+}
+
+// MultipartCommitName returns the name of the request that completes
+// b's multipart uploads: b's MultipartCommitName when b is a
+// MultipartNamer, else "CompleteMultipartUpload".
+func MultipartCommitName(b Backend) string {
+	if n, ok := b.(MultipartNamer); ok {
+		return n.MultipartCommitName()
+	}
+	return "CompleteMultipartUpload"
+}

@@ -204,8 +204,9 @@ func probeMultipart(ctx context.Context, b Backend, key string) error {
 	put := func(body string, mode PutMode) (ObjectInfo, error) {
 		return PutMultipart(ctx, b, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
 	}
+	commit := MultipartCommitName(b)
 	unsafe := func(what string) error {
-		return unsafeStore(b, key, what+" (the store ignores the precondition on CompleteMultipartUpload, so large writes would not be fenced)")
+		return unsafeStore(b, key, what+" (the store ignores the precondition on "+commit+", so large writes would not be fenced)")
 	}
 	first, err := put("5", Create{})
 	switch {
@@ -214,22 +215,22 @@ func probeMultipart(ctx context.Context, b Backend, key string) error {
 	case errors.Is(err, ErrPermanent):
 		return cannotWrite(b, key, err)
 	case err != nil:
-		return fmt.Errorf("objstore: capability probe: a multipart upload of a new key %q with If-None-Match: * on CompleteMultipartUpload failed, so no large write could succeed: %w", key, err)
+		return fmt.Errorf("objstore: capability probe: a multipart upload of a new key %q with If-None-Match: * on %s failed, so no large write could succeed: %w", key, commit, err)
 	}
 	defer b.Delete(context.WithoutCancel(ctx), key)
 	_, err = put("6", Create{})
 	switch {
 	case err == nil:
-		return unsafe("a multipart upload whose CompleteMultipartUpload carried If-None-Match: * replaced an existing object")
+		return unsafe("a multipart upload whose " + commit + " carried If-None-Match: * replaced an existing object")
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: CompleteMultipartUpload with If-None-Match: * on an existing object: want 412 Precondition Failed, got: %w", err)
+		return fmt.Errorf("objstore: capability probe: %s with If-None-Match: * on an existing object: want 412 Precondition Failed, got: %w", commit, err)
 	}
 	_, err = put("7", Update{ETag: staleETag(first.ETag)})
 	switch {
 	case err == nil:
-		return unsafe("a multipart upload whose CompleteMultipartUpload carried a stale If-Match ETag succeeded")
+		return unsafe("a multipart upload whose " + commit + " carried a stale If-Match ETag succeeded")
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: CompleteMultipartUpload with a stale If-Match: want 412 Precondition Failed, got: %w", err)
+		return fmt.Errorf("objstore: capability probe: %s with a stale If-Match: want 412 Precondition Failed, got: %w", commit, err)
 	}
 	return nil
 }

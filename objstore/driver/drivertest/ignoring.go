@@ -53,5 +53,8 @@ func (i ignoringComplete) PutMultipart(ctx context.Context, key string, body io.
 	return driver.PutMultipart(ctx, i.Backend, key, body, size, opts)
 }
 
+// MultipartCommitName is the backend's.
+func (i ignoringComplete) MultipartCommitName() string { return driver.MultipartCommitName(i.Backend) }
+
 // Location is "ignoring-complete+" and the backend's.
 func (i ignoringComplete) Location() string { return "ignoring-complete+" + i.Backend.Location() }

@@ -43,6 +43,24 @@ const (
 // the keys of the unfinished multipart uploads in b's bucket.
 func RunMultipart[B driver.Backend](t *testing.T, newBackend func(t *testing.T, partSize int64) B, uploads func(t *testing.T, b B) []string) {
 	t.Helper()
+	runMultipart(t, true, newBackend, uploads)
+}
+
+// RunStaged is RunMultipart for a store that writes large bodies in
+// staged blocks committed by one request of its own (Azure's Put Block
+// List), whose ETags do not count the parts and which has no call to
+// discard the blocks of a failed upload (the store drops them itself):
+// it checks all RunMultipart checks but the part count in ETags and the
+// absence of unfinished uploads. The store's failed writes must still
+// leave no object behind. The backend must be a driver.MultipartPutter;
+// messages name its driver.MultipartCommitName.
+func RunStaged[B driver.Backend](t *testing.T, newBackend func(t *testing.T, partSize int64) B) {
+	t.Helper()
+	runMultipart(t, false, newBackend, nil)
+}
+
+func runMultipart[B driver.Backend](t *testing.T, s3 bool, newBackend func(t *testing.T, partSize int64) B, uploads func(t *testing.T, b B) []string) {
+	t.Helper()
 	tests := []struct {
 		name     string
 		partSize int64
@@ -57,7 +75,10 @@ func RunMultipart[B driver.Backend](t *testing.T, newBackend func(t *testing.T, 
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBackend(t, tc.partSize)
-			c := &multipartCase{b: b, partSize: tc.partSize, uploads: func(t *testing.T) []string { return uploads(t, b) }}
+			c := &multipartCase{b: b, partSize: tc.partSize, partETags: s3}
+			if uploads != nil {
+				c.uploads = func(t *testing.T) []string { return uploads(t, b) }
+			}
 			t.Cleanup(func() {
 				if err := c.b.Close(); err != nil {
 					t.Errorf("Close: %v", err)
@@ -71,7 +92,11 @@ func RunMultipart[B driver.Backend](t *testing.T, newBackend func(t *testing.T, 
 type multipartCase struct {
 	b        driver.Backend
 	partSize int64
-	uploads  func(t *testing.T) []string
+	// partETags: the ETag of an object written in n parts ends in "-n".
+	partETags bool
+	// uploads lists unfinished uploads; nil when the store has none to
+	// list (RunStaged).
+	uploads func(t *testing.T) []string
 }
 
 // pattern is a deterministic body of n bytes that hides its length.
@@ -146,6 +171,9 @@ func (g *gated) Read(p []byte) (int, error) {
 // uploads of one of keys, or of any key when none is given.
 func (c *multipartCase) mustHaveNoUploads(t *testing.T, keys ...string) {
 	t.Helper()
+	if c.uploads == nil {
+		return
+	}
 	ups := c.uploads(t)
 	if len(keys) > 0 {
 		ups = slices.DeleteFunc(ups, func(k string) bool { return !slices.Contains(keys, k) })
@@ -200,7 +228,7 @@ func (c *multipartCase) unknownSize(t *testing.T) {
 	}
 	t.Logf("Put of %d MiB of unknown size allocated %.1f MiB", size>>20, float64(alloc)/(1<<20))
 	// S3 quotes ETags, minio-go does not.
-	if !strings.HasSuffix(strings.Trim(info.ETag, `"`), "-4") {
+	if c.partETags && !strings.HasSuffix(strings.Trim(info.ETag, `"`), "-4") {
 		t.Errorf("ETag %s: want a 4-part multipart ETag", info.ETag)
 	}
 	got := c.mustGet(t, "big", size, patternSum(size))
@@ -320,7 +348,11 @@ func (c *multipartCase) preconditionAtComplete(t *testing.T) {
 		done <- err
 	}()
 	<-reached // the first part is uploaded, the second is being read
-	if _, err := b.Put(ctx, "k", strings.NewReader("other"), 5, driver.PutOptions{Mode: driver.Create{}}); err != nil {
+	// The other writer's put is unconditional: Azurite refuses
+	// If-None-Match: * on a Put Blob of a key that has staged,
+	// uncommitted blocks (which no reader sees), so a Create would race
+	// with the first part's upload there.
+	if _, err := b.Put(ctx, "k", strings.NewReader("other"), 5, driver.PutOptions{}); err != nil {
 		t.Fatalf("competing Put: %v", err)
 	}
 	close(body.open)
@@ -347,7 +379,7 @@ func (c *multipartCase) putMultipart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PutMultipart of one byte: %v", err)
 	}
-	if !strings.HasSuffix(strings.Trim(first.ETag, `"`), "-1") {
+	if c.partETags && !strings.HasSuffix(strings.Trim(first.ETag, `"`), "-1") {
 		t.Fatalf("ETag %s: want a 1-part multipart ETag", first.ETag)
 	}
 	c.mustGet(t, "tiny", 1, sha256.Sum256([]byte("1")))
@@ -386,7 +418,7 @@ func (c *multipartCase) refusesStoreIgnoringConditions(t *testing.T) {
 		want string
 	}{
 		{"All", IgnoreConditions(b), "If-None-Match: *"},
-		{"OnComplete", IgnoreConditionsOnComplete(b, c.partSize), "CompleteMultipartUpload"},
+		{"OnComplete", IgnoreConditionsOnComplete(b, c.partSize), driver.MultipartCommitName(b)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := objstore.New(tc.b, nil)

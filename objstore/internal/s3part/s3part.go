@@ -4,7 +4,7 @@
 // its declared size, reads the next part while the current one is sent,
 // and aborts a failed upload. It sends no request
 // itself; s3store (aws-sdk-go-v2) and miniostore (minio-go) make the SDK
-// calls.
+// calls, and azblobstore stages its parts as Azure blocks with it.
 //
 // Errors it returns carry no package prefix: the backends wrap them.
 package s3part
