@@ -1,16 +1,3 @@
-// Package fence ties a lease coordinator to a fenced store. Acquire is the
-// takeover sequence every holder follows, and returns the holder's one
-// object, a *coord.Session that renews the lease in the background;
-// NewHolder binds it to a store, so that every write carries the lease's
-// domain and token and stops when the session ends. The two halves live
-// in their own packages: coord issues leases and fencing tokens, objstore
-// enforces the tokens at the store.
-//
-//	sess, err := fence.Acquire(ctx, store, coordinator, "reports/monthly", nil)
-//	...
-//	defer sess.Release(context.WithoutCancel(ctx))
-//	h := fence.NewHolder(sess, store)
-//	_, err = h.Put(ctx, "summary.csv", body, size)
 package fence
 
 import (
@@ -29,9 +16,15 @@ type AcquireOptions struct {
 	Holder string
 	// TTL is the lease duration. Default coord.DefaultTTL.
 	TTL time.Duration
-	// Wait makes Acquire wait, within ctx, for another holder's lease to
-	// end instead of failing with coord.ErrLeaseHeld.
+	// Wait makes Acquire wait, within Acquire's ctx, for another holder's
+	// lease to end instead of failing with coord.ErrLeaseHeld. Bound the
+	// wait with a deadline on that ctx: it never ends the session.
 	Wait bool
+	// Lifetime, when set, ends the session when it ends (the session's
+	// Err is then its cause), as etcd's concurrency.WithContext does.
+	// Default: nothing but Release, Orphan or the loss of the lease ends
+	// the session; Acquire's ctx bounds only the acquisition.
+	Lifetime context.Context
 	// Force takes the lease even while another holder's lease is live
 	// (coord.Request.Force), ending it; with the store fenced at the new
 	// token (not NoFence), that holder's late writes are then rejected.
@@ -87,7 +80,20 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 //     set). With NoFence, the store's highest token is read again
 //     instead, and a token it already reached is refused;
 //  4. it starts a Session that renews the lease in the background until
-//     ctx ends, the lease is lost, or Release or Orphan is called.
+//     the lease is lost, Release or Orphan is called, or opts.Lifetime
+//     ends.
+//
+// ctx bounds the acquisition only: the wait for a busy lease (opts.Wait),
+// the floor reads and the fence. Its deadline or cancellation after
+// Acquire has returned does not end the session, so
+//
+//	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+//	sess, err := fence.Acquire(wctx, store, c, domain, &fence.AcquireOptions{Wait: true})
+//	cancel()
+//
+// waits at most 2 seconds and then holds the lease for as long as the job
+// runs. To end the session with a context, pass it as opts.Lifetime. The
+// session keeps ctx's values, not its cancellation.
 //
 // If fencing fails, the lease is released (best effort) and a
 // *TakeoverError names its token: a token the store cannot be fenced with
@@ -111,7 +117,11 @@ func Acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 	if so.Clock == nil {
 		so.Clock = o.Clock
 	}
-	return coord.NewSession(ctx, c, l, &so), nil
+	life := o.Lifetime
+	if life == nil {
+		life = context.WithoutCancel(ctx)
+	}
+	return coord.NewSession(life, c, l, &so), nil
 }
 
 // acquire is steps 1 to 3, in two sequential round trips where it can:

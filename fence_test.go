@@ -242,6 +242,7 @@ func TestAcquireTwoRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatalf("takeover: %v", err)
 	}
+	defer sess.Release(context.Background())
 	if iss.n != 0 {
 		t.Fatalf("the takeover's fence asked the issuer %d times, want 0 (the lease's token is the coordinator's answer)", iss.n)
 	}

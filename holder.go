@@ -2,6 +2,7 @@ package fence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -15,13 +16,17 @@ import (
 // and every write runs under the session, so it stops when the session
 // ends. A Holder is safe for concurrent use.
 //
-// Errors: a write rejected because a newer holder took over matches
-// objstore.ErrFenced, as with the Store. A write that fails because the
-// session had ended, or ended while it ran, also matches the session's
-// cause: coord.ErrLeaseLost when the lease may be lost, coord.ErrReleased
-// after Release. An error that matches objstore.ErrOutcomeUnknown still
-// does, and its commit may have landed (fencing keeps it safe either way:
-// a landed commit was accepted at a token the store still held).
+// Errors (the package documentation has the table): a write rejected
+// because a newer holder took over is a *objstore.FencedError, as with
+// the Store. A write refused because the session had ended matches the
+// session's cause, coord.ErrLeaseLost when the lease may be lost,
+// coord.ErrReleased after Release, and nothing of it was written; its
+// message names the domain, the token and then the cause, the same from
+// run to run, for Commit, Put, Delete and a HolderWriter alike. Both a
+// fenced write and a lost lease match ErrStale. An error that matches
+// objstore.ErrOutcomeUnknown still does, and its commit may have landed
+// (fencing keeps it safe either way: a landed commit was accepted at a
+// token the store still held): test it first.
 type Holder struct {
 	sess  *coord.Session
 	store *objstore.Store
@@ -49,12 +54,12 @@ func (h *Holder) Token() uint64 { return h.sess.Lease().Token }
 func (h *Holder) Commit(ctx context.Context, changes []objstore.Change, opts *objstore.CommitOptions) (objstore.CommitResult, error) {
 	l := h.sess.Lease()
 	if cause := h.sess.Err(); cause != nil {
-		return objstore.CommitResult{}, fmt.Errorf("fence: commit in %q with token %d: the session has ended, nothing was written: %w", l.Domain, l.Token, cause)
+		return objstore.CommitResult{}, h.ended("commit", cause)
 	}
 	ctx, _, stop := h.bind(ctx)
 	defer stop()
 	c, err := h.store.Commit(ctx, l.Domain, l.Token, changes, opts)
-	return c, h.explain(err)
+	return c, h.explain("commit", err)
 }
 
 // Put commits one key. size is body's exact length, or -1 when unknown.
@@ -74,7 +79,7 @@ func (h *Holder) Delete(ctx context.Context, key string) (objstore.CommitResult,
 func (h *Holder) NewWriter(ctx context.Context, key string) *HolderWriter {
 	l := h.sess.Lease()
 	ctx, cancel, stop := h.bind(ctx)
-	return &HolderWriter{Writer: h.store.NewWriter(ctx, l.Domain, key, l.Token), h: h, cancel: cancel, stop: stop}
+	return &HolderWriter{Writer: h.store.NewWriter(ctx, l.Domain, key, l.Token), h: h, key: key, cancel: cancel, stop: stop}
 }
 
 // HolderWriter is an objstore.Writer whose errors say when the session
@@ -82,14 +87,21 @@ func (h *Holder) NewWriter(ctx context.Context, key string) *HolderWriter {
 type HolderWriter struct {
 	*objstore.Writer
 	h      *Holder
+	key    string
 	cancel context.CancelCauseFunc
 	stop   func()
 }
 
 // Write is objstore.Writer.Write.
 func (w *HolderWriter) Write(p []byte) (int, error) {
+	if cause := w.h.sess.Err(); cause != nil {
+		// The session ended; the AfterFunc that abandons the writer
+		// may not have run yet.
+		w.cancel(cause)
+		return 0, w.h.ended(fmt.Sprintf("write of %q", w.key), cause)
+	}
 	n, err := w.Writer.Write(p)
-	return n, w.h.explain(err)
+	return n, w.fail(err)
 }
 
 // Close is objstore.Writer.Close.
@@ -101,7 +113,19 @@ func (w *HolderWriter) Close() error {
 	}
 	err := w.Writer.Close()
 	w.stop()
-	return w.h.explain(err)
+	return w.fail(err)
+}
+
+// fail explains err: a Writer abandoned because the session ended fails
+// as a Holder's write does once the session has ended.
+func (w *HolderWriter) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	if cause := w.h.sess.Err(); cause != nil && errors.Is(err, cause) {
+		return w.h.ended(fmt.Sprintf("write of %q", w.key), cause)
+	}
+	return w.h.explain(fmt.Sprintf("write of %q", w.key), err)
 }
 
 // bind returns a context that ends when ctx or the session does (and
@@ -113,8 +137,16 @@ func (h *Holder) bind(ctx context.Context) (context.Context, context.CancelCause
 	return ctx, cancel, func() { stop(); cancel(nil) }
 }
 
-// explain adds the session's end to err, when the session has ended.
-func (h *Holder) explain(err error) error {
+// ended is the error of a write refused, or abandoned before anything was
+// published, because the session had ended with cause.
+func (h *Holder) ended(op string, cause error) error {
+	l := h.sess.Lease()
+	return fmt.Errorf("fence: %s in %q with token %d: the session has ended, nothing was written: %w", op, l.Domain, l.Token, cause)
+}
+
+// explain puts the session's end, when the session has ended, before
+// err: the session may have ended while the write ran.
+func (h *Holder) explain(op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -122,5 +154,6 @@ func (h *Holder) explain(err error) error {
 	if cause == nil {
 		return err
 	}
-	return fmt.Errorf("%w (the session had ended: %w)", err, cause)
+	l := h.sess.Lease()
+	return fmt.Errorf("fence: %s in %q with token %d: the session ended while it ran (%w): %w", op, l.Domain, l.Token, cause, err)
 }

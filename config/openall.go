@@ -7,6 +7,7 @@ import (
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/observe"
 )
 
@@ -22,6 +23,11 @@ type OpenOptions struct {
 	// store that keeps lease records. Only for stores known to honour
 	// conditional writes.
 	SkipProbe bool
+	// WrapBackend, when set, wraps the backend storeURL names before
+	// anything uses it: the Store writes through what it returns, and so
+	// do lease records kept in the store (Coord empty). It is how tests
+	// inject faults (faulty.Into) or count requests. Default: none.
+	WrapBackend func(driver.Backend) driver.Backend
 }
 
 // Opened is a ready Store and the coordinator its URLs name.
@@ -49,6 +55,9 @@ func Open(ctx context.Context, storeURL string, opts *OpenOptions) (*Opened, err
 	b, err := OpenBackend(ctx, storeURL)
 	if err != nil {
 		return nil, err
+	}
+	if o.WrapBackend != nil {
+		b = o.WrapBackend(b)
 	}
 	var obs observe.Observer
 	if o.Store != nil {

@@ -17,6 +17,12 @@
 // Session. Coordinator.TakeLease and NewSession are the two halves
 // without the store, for coordinators' own tests and tools.
 //
+// Waiting and living are separate, as in etcd (Mutex.Lock(ctx) waits,
+// concurrency.WithContext bounds the session): TakeLease's ctx bounds the
+// wait for a busy lease and nothing else, while NewSession's ctx is the
+// session's lifetime. fence.Acquire's ctx is a wait, like TakeLease's;
+// its session's lifetime is fence.AcquireOptions.Lifetime.
+//
 // A Coordinator is a concrete type over a narrow Driver, as objstore.Store
 // is over a driver.Backend: the Coordinator checks arguments and applies
 // defaults once, and the driver only keeps the records. Drivers:
@@ -36,9 +42,11 @@
 // # Errors
 //
 // Test with errors.Is: ErrLeaseHeld (*HeldError names the holder, its
-// token and expiry), ErrLeaseLost (the holder must stop writing),
-// ErrReleased, ErrInvalid (*InvalidError names the value; an invalid
-// domain matches objstore.ErrInvalid too), ErrCorruptRecord
+// token and expiry), ErrLeaseLost (the holder must stop writing; it
+// matches fence.ErrStale, the one test for "was I fenced?", as
+// objstore.ErrFenced does: see the fence package's error table),
+// ErrReleased, objstore.ErrInvalid (*InvalidError names the value;
+// coord.ErrInvalid is an alias of it, kept for old code), ErrCorruptRecord
 // (*CorruptRecordError names the record; nothing is written over it) and
 // ErrOutcomeUnknown (*UnknownOutcomeError: a change to a record may have
 // applied, and reading it back could not tell).

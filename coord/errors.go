@@ -14,16 +14,17 @@ var (
 	// ErrLeaseHeld: another holder has a live lease. The *HeldError names it.
 	ErrLeaseHeld = errors.New("coord: lease held by another holder")
 	// ErrLeaseLost: the lease expired, was released, or another holder took
-	// it; its holder must stop writing.
-	ErrLeaseLost = errors.New("coord: lease lost")
+	// it; its holder must stop writing. It matches fence.ErrStale, as
+	// objstore.ErrFenced does.
+	ErrLeaseLost = rules.Kind("coord: lease lost", rules.ErrStale)
 	// ErrReleased: the session was ended by Session.Release.
 	ErrReleased = errors.New("coord: lease released")
 	// ErrOrphaned: the session was ended by Session.Orphan; its lease
 	// lives on, unrenewed, until it expires.
 	ErrOrphaned = errors.New("coord: session orphaned")
-	// ErrInvalid: a domain, holder, TTL or option was rejected. Its
-	// *InvalidError names the value. It is rules.ErrInvalid, which
-	// objstore.ErrInvalid is too.
+	// ErrInvalid is an alias of objstore.ErrInvalid (the same value),
+	// kept so that old code compiles: test rejected arguments with
+	// objstore.ErrInvalid, whichever package rejected them.
 	ErrInvalid = rules.ErrInvalid
 	// ErrCorruptRecord: a lease record cannot be decoded; nothing is
 	// written over it. Its *CorruptRecordError names the record.

@@ -15,7 +15,18 @@
 // directory, the embedded default), s3store (aws-sdk-go-v2) and miniostore
 // (minio-go). The conformance suites in driver/drivertest and objstoretest
 // run against every backend, and driver/faulty wraps any backend to inject
-// faults.
+// faults: config.OpenOptions.WrapBackend with faulty.Into puts it under
+// the Store that config.Open returns, and faulty.Manifest names a
+// domain's manifest in its rules.
+//
+// # Listing
+//
+// Store.List and Snapshot.List return every selected key. To page, take
+// a Snapshot and call ListPage with ListOptions.Limit, passing each
+// Page's Next as the next ListOptions.After until Next is "": the pages
+// are consistent with each other, and the last page says it is the last,
+// so no extra request is needed. Store.ListPage reads the current
+// manifest on each call, so its pages may come from different commits.
 //
 // # Timing
 //
@@ -29,12 +40,18 @@
 //
 // # Errors
 //
+// "Was I fenced?" is errors.Is(err, fence.ErrStale), which ErrFenced
+// matches, and so does coord.ErrLeaseLost from a fence.Holder whose
+// session ended; the fence package's documentation has the table of
+// situations, errors and exit codes, the same whichever layer was used.
+//
 // Test errors with errors.Is: ErrFenced (*FencedError names both tokens),
 // ErrNotFound, ErrOutcomeUnknown (*UnknownOutcomeError carries the commit
 // id to retry with), ErrCorruptManifest (*CorruptManifestError names the
 // object), ErrDataLoss (*DataLossError: a version the manifest names is
 // missing from the store; distinct from ErrNotFound), ErrIntegrity,
-// ErrInvalid (*InvalidError names the argument; a key too long for the
+// ErrInvalid (*InvalidError names the argument, whichever package
+// rejected it: coord.ErrInvalid is an alias; a key too long for the
 // backend, its prefix counted, is refused before anything is uploaded),
 // ErrUnsafeStore (the backend ignores conditional writes),
 // ErrEncryptionIgnored (sse= is set and the store stores plaintext),

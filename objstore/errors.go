@@ -13,8 +13,10 @@ import (
 // below carry details and are reachable with errors.As.
 var (
 	// ErrFenced: the write carried a token below the domain's highest
-	// accepted token. Its *FencedError names both tokens.
-	ErrFenced = errors.New("objstore: fenced")
+	// accepted token. Its *FencedError names both tokens. It matches
+	// fence.ErrStale, the one test for "was I fenced?", which a Holder's
+	// writes after the loss of its lease (coord.ErrLeaseLost) match too.
+	ErrFenced = rules.Kind("objstore: fenced", rules.ErrStale)
 	// ErrOutcomeUnknown: the store may or may not have applied the commit
 	// and reading it back could not tell before the caller's context ended or the retries ran out. It is never
 	// returned for a commit known to have failed. Retrying with the same
@@ -34,9 +36,11 @@ var (
 	// ErrIntegrity: a version's bytes do not match the size or SHA-256 its
 	// manifest records.
 	ErrIntegrity = errors.New("objstore: integrity check failed")
-	// ErrInvalid: a key, domain, token or option was rejected before
-	// anything was sent. Its *InvalidError names what was wrong. It is
-	// rules.ErrInvalid, the class coord's invalid arguments share.
+	// ErrInvalid: a key, domain, token, holder, TTL or option was
+	// rejected before anything was sent. Its *InvalidError names what was
+	// wrong. It is the one ErrInvalid to test for, whichever package
+	// rejected the argument: coord.ErrInvalid and rules.ErrInvalid are
+	// aliases of it (the same value), kept so that old code compiles.
 	ErrInvalid = rules.ErrInvalid
 	// ErrUnsafeStore: the backend does not honour conditional writes, so
 	// fencing cannot work on it.
@@ -95,8 +99,9 @@ func (e *FencedError) claimant() string {
 	return e.ClaimedBy
 }
 
-// Is makes errors.Is(err, ErrFenced) true.
-func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+// Is makes errors.Is(err, ErrFenced) and errors.Is(err, fence.ErrStale)
+// true.
+func (e *FencedError) Is(target error) bool { return target == ErrFenced || target == rules.ErrStale }
 
 // CorruptManifestError names a manifest object that cannot be trusted.
 type CorruptManifestError struct {

@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"maps"
-	"slices"
-	"strings"
 
 	"github.com/klauspost/readahead"
 
@@ -61,46 +58,6 @@ func (sn *Snapshot) Highest() uint64 { return sn.m.Highest }
 
 // Seq returns the manifest version the snapshot pins.
 func (sn *Snapshot) Seq() uint64 { return sn.m.Seq }
-
-// ListOptions selects a page of keys. The zero value (or nil) lists them
-// all.
-type ListOptions struct {
-	// Prefix keeps only keys that start with it.
-	Prefix string
-	// After keeps only keys after it: pass the last key of one page to
-	// get the next.
-	After string
-	// Limit is the most keys returned; 0 means no limit.
-	Limit int
-}
-
-// List returns the live keys at the snapshot that opts selects, sorted by
-// key. Pages taken from one Snapshot are consistent with each other. For
-// a domain kept in shards it reads every shard it has not seen before.
-func (sn *Snapshot) List(ctx context.Context, opts *ListOptions) ([]Version, error) {
-	var o ListOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.Limit < 0 {
-		return nil, &InvalidError{What: "option", Value: fmt.Sprint("Limit=", o.Limit), Reason: "negative"}
-	}
-	all, err := sn.s.state(sn.m).Live(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []Version
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		if !strings.HasPrefix(k, o.Prefix) || k <= o.After {
-			continue
-		}
-		if o.Limit > 0 && len(out) == o.Limit {
-			break
-		}
-		out = append(out, versionOf(k, all[k]))
-	}
-	return out, nil
-}
 
 // Version returns key's version at the snapshot.
 func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
@@ -198,17 +155,6 @@ func (s *Store) ReadAll(ctx context.Context, domain, key string) ([]byte, Versio
 		return nil, Version{}, err
 	}
 	return sn.ReadAll(ctx, key)
-}
-
-// List returns domain's live keys that opts selects, sorted by key, from
-// its current manifest; see Snapshot.List. Pages taken by separate calls
-// may come from different commits: take a Snapshot for pages of one.
-func (s *Store) List(ctx context.Context, domain string, opts *ListOptions) ([]Version, error) {
-	sn, err := s.Snapshot(ctx, domain)
-	if err != nil {
-		return nil, err
-	}
-	return sn.List(ctx, opts)
 }
 
 // Highest returns domain's highest accepted token, or 0 when nothing was

@@ -71,7 +71,8 @@ func Dispatch(ctx context.Context, store *objstore.Store, c *coord.Coordinator, 
 	if opts != nil {
 		o = *opts
 	}
-	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: o.Holder, TTL: o.TTL, Wait: o.Wait})
+	// ctx's end ends the dispatch, the session included (Lifetime).
+	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: o.Holder, TTL: o.TTL, Wait: o.Wait, Lifetime: ctx})
 	if err != nil {
 		return res, fmt.Errorf("outbox: dispatch %q: %w", domain, err)
 	}

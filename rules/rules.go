@@ -33,7 +33,9 @@ const (
 )
 
 // ErrInvalid: a domain, key, token, holder or option was rejected before
-// anything was sent. Its *InvalidError names what was wrong.
+// anything was sent. Its *InvalidError names what was wrong. Users test
+// for it as objstore.ErrInvalid, its one public name; coord.ErrInvalid is
+// an alias kept for old code.
 var ErrInvalid = errors.New("fence: invalid argument")
 
 // InvalidError names an argument that was rejected before anything was

@@ -160,24 +160,24 @@ func testListPages(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	}
 	var keys []string
 	after := ""
-	for pages := 0; ; pages++ {
+	for pages := 1; ; pages++ {
 		if pages > 5 {
 			t.Fatalf("still paging after %d pages of 10 for 25 keys: %v", pages, keys)
 		}
-		page, err := sn.List(ctx, &objstore.ListOptions{Prefix: "a/", After: after, Limit: 10})
+		page, err := sn.ListPage(ctx, &objstore.ListOptions{Prefix: "a/", After: after, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page) == 0 {
+		for _, v := range page.Versions {
+			keys = append(keys, v.Key)
+		}
+		if page.Next == "" {
 			if pages != 3 {
 				t.Fatalf("%d pages of 10 for 25 keys", pages)
 			}
 			break
 		}
-		for _, v := range page {
-			keys = append(keys, v.Key)
-		}
-		after = page[len(page)-1].Key
+		after = page.Next
 	}
 	if len(keys) != 25 || keys[0] != "a/00" || keys[24] != "a/24" {
 		t.Fatalf("paged keys: %v", keys)

@@ -5,8 +5,15 @@
 // author's own tests can use it with drivertest and objstoretest.
 //
 //	b := faulty.New(memstore.New())
-//	b.Add(faulty.Once(faulty.OpPut, "d/_fence/manifest.json",
+//	b.Add(faulty.Once(faulty.OpPut, faulty.Manifest("d"),
 //		faulty.Fault{DropReply: true}))
+//
+// Manifest names a domain's manifest without knowing fence's layout. To
+// put a Backend under the Store that config.Open returns, pass Into as
+// config.OpenOptions.WrapBackend:
+//
+//	var fb *faulty.Backend
+//	o, err := config.Open(ctx, url, &config.OpenOptions{WrapBackend: faulty.Into(&fb)})
 //
 // # Rules
 //
