@@ -256,34 +256,46 @@ func generation(etag string) (gen int64, ok bool) {
 // Get opens the object's content, or the range opts asks for. With
 // opts.IfNoneMatch, an object whose generation is that one fails with
 // driver.ErrNotModified. The content read is always the generation that
-// the returned ObjectInfo names.
+// the returned ObjectInfo names: Get reads the attributes, then the
+// content of that generation; when the object is replaced between the
+// two, it starts again (replacedRetries times, then fails with no class,
+// never with driver.ErrNotFound: the object exists).
 func (b *Backend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
-	attrs, err := b.object(key).Attrs(ctx)
-	if err != nil {
-		return nil, driver.ObjectInfo{}, b.fail(ctx, "get", key, err)
+	for attempt := 0; ; attempt++ {
+		attrs, err := b.object(key).Attrs(ctx)
+		if err != nil {
+			return nil, driver.ObjectInfo{}, b.fail(ctx, "get", key, err)
+		}
+		info := b.info(key, attrs)
+		if opts.IfNoneMatch != "" && opts.IfNoneMatch == info.ETag {
+			return nil, driver.ObjectInfo{}, fmt.Errorf("gcsstore: get %q: %w", key, driver.ErrNotModified)
+		}
+		length := int64(-1)
+		if opts.Length > 0 {
+			length = opts.Length
+		}
+		offset := max(opts.Offset, 0)
+		if offset >= attrs.Size {
+			// Nothing to read (an empty object); the SDK refuses an
+			// offset at the end.
+			return io.NopCloser(strings.NewReader("")), info, nil
+		}
+		r, err := b.object(key).Generation(attrs.Generation).NewRangeReader(ctx, offset, length)
+		switch {
+		case err == nil:
+			return r, info, nil
+		case !errors.Is(err, storage.ErrObjectNotExist):
+			return nil, driver.ObjectInfo{}, b.fail(ctx, "get", key, err)
+		case attempt >= replacedRetries:
+			return nil, driver.ObjectInfo{}, fmt.Errorf("gcsstore: get %q: replaced between reading its generation and its content %d times in a row: %w", key, attempt+1, err)
+		}
+		// Replaced (or deleted) since its attributes were read: again.
 	}
-	info := b.info(key, attrs)
-	if opts.IfNoneMatch != "" && opts.IfNoneMatch == info.ETag {
-		return nil, driver.ObjectInfo{}, fmt.Errorf("gcsstore: get %q: %w", key, driver.ErrNotModified)
-	}
-	length := int64(-1)
-	if opts.Length > 0 {
-		length = opts.Length
-	}
-	offset := max(opts.Offset, 0)
-	if offset >= attrs.Size {
-		// Nothing to read (an empty object); the SDK refuses an
-		// offset at the end.
-		return io.NopCloser(strings.NewReader("")), info, nil
-	}
-	// Pinned to the generation just read, so content and ETag agree
-	// even when the object is replaced meanwhile (then: not found).
-	r, err := b.object(key).Generation(attrs.Generation).NewRangeReader(ctx, offset, length)
-	if err != nil {
-		return nil, driver.ObjectInfo{}, b.fail(ctx, "get", key, err)
-	}
-	return r, info, nil
 }
+
+// replacedRetries bounds how often Get starts again when the object is
+// replaced between its two requests.
+const replacedRetries = 10
 
 // Head returns the object's metadata.
 func (b *Backend) Head(ctx context.Context, key string) (driver.ObjectInfo, error) {
