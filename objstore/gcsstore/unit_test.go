@@ -132,3 +132,19 @@ func TestInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckKey: the prefix counts towards GCS's 1024 bytes.
+func TestCheckKey(t *testing.T) {
+	b, _ := answering(t, http.StatusOK, "unused")
+	nb, err := New(b.client, "bucket", "tenant", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nb.CheckKey(strings.Repeat("k", MaxObjectNameLen-len("tenant/"))); err != nil {
+		t.Fatalf("a key that fits with the prefix: %v", err)
+	}
+	err = nb.CheckKey(strings.Repeat("k", MaxObjectNameLen-len("tenant/")+1))
+	if !errors.Is(err, rules.ErrInvalid) || !strings.Contains(err.Error(), `prefix "tenant/"`) {
+		t.Fatalf("a key one byte too long with the prefix: %v; want rules.ErrInvalid naming the prefix", err)
+	}
+}
