@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/fencedstore/fence/policy"
 )
 
 // gcsEndpointEnv holds the endpoint of the fake-gcs-server that
@@ -108,5 +110,16 @@ func TestDoctorGSUnreachable(t *testing.T) {
 	}
 	if len(checks) == 0 || checks[0].Status != StatusFail || !strings.Contains(checks[0].Detail, "connection refused") {
 		t.Fatalf("doctor of an unreachable gs:// endpoint: %+v", checks)
+	}
+}
+
+// TestPolicyGS: fence policy writes AWS policies only, and says so for a
+// gs:// store (docs/stores.md lists the GCS IAM permissions instead).
+func TestPolicyGS(t *testing.T) {
+	if _, err := BucketPolicy("gs://bucket", ""); !errors.Is(err, ErrNotS3) {
+		t.Errorf("BucketPolicy(gs://bucket) = %v; want ErrNotS3", err)
+	}
+	if _, err := IAMPolicy("writer", "gs://bucket", "", policy.Target{}); !errors.Is(err, ErrNotS3) {
+		t.Errorf("IAMPolicy(writer, gs://bucket) = %v; want ErrNotS3", err)
 	}
 }
