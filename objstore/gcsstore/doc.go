@@ -43,6 +43,10 @@
 // Get reads the object's attributes and then the content of that
 // generation, so the ETag always names the bytes returned; with
 // GetOptions.IfNoneMatch an unchanged object costs the first request only.
+// When the object is replaced between the two requests, Get starts again:
+// reporting that as not found made the fencing suite's RacingCommits see
+// a lost manifest. CheckKey refuses a key whose object name, with the
+// prefix, is over GCS's 1024 bytes.
 //
 // # Errors
 //
@@ -72,7 +76,8 @@
 // ifGenerationMatch=0 and a stale ifGenerationMatch are refused with 412
 // on the SDK's one-request and resumable uploads, also when the
 // precondition stops holding while a resumable upload's chunks upload,
-// and on uploadType=media (its issue #994, fixed in the pinned release);
+// and on uploadType=media (its issue #994, fixed in the pinned release;
+// checked by hand with curl, as the SDK never sends uploadType=media);
 // a read pinned to a replaced generation finds nothing. It answers
 // "Not Found" for a missing bucket and a missing object alike. It ignores
 // conditions on reads (x-goog-if-generation-match, its issue #1076);
