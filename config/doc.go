@@ -43,6 +43,22 @@
 // kms_key_id). Unknown, repeated and empty parameters are errors that
 // name them.
 //
+// # Schemes of other packages
+//
+// A backend in a package of its own (gs://, and azblob:// after it) is
+// not a case in config's switches: it is a Scheme (its URL form, its
+// query parameters, a bucket-name check, an open function, and its
+// bucket for Init and Doctor) registered with Register, as gocloud's
+// blob registers one URLOpener per scheme. Each registration is one file,
+// config/scheme_NAME.go, whose init calls Register; see "How to add a
+// scheme" in scheme.go. The registration lives in config rather than in
+// the backend's package so that a program that imports only the backend
+// does not pull in config's dependencies (the AWS SDK, DynamoDB, minio-go),
+// and so that every program that uses config knows every scheme without
+// a blank import. A program's own backend can call Register from its own
+// package. The built-in schemes (file, mem, s3, minio, dynamodb) keep
+// their code: they parse and open exactly as before.
+//
 // # Credentials
 //
 // Credentials come only from the standard AWS chain. s3:// and

@@ -198,7 +198,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 	}
 	exists, err := r.exists(cctx)
 	switch {
-	case err != nil && loc.Scheme != "file" && !reached(err):
+	case err != nil && loc.Scheme != "file" && !reached(err) && (r.reached == nil || !r.reached(err)):
 		d.add(names[0], StatusFail, "%s: %v", where, err)
 		d.add(existsName, StatusSkip, "not reachable")
 		d.add(names[2], StatusSkip, "not reachable")

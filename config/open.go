@@ -46,7 +46,7 @@ func parseStoreURL(rawURL string) (Location, error) {
 		return Location{}, err
 	}
 	if loc.Scheme == "dynamodb" {
-		return Location{}, &URLError{URL: Redact(rawURL), Reason: "dynamodb:// names a lease table, not an object store; pass it as the coordinator (--coord); supported stores: " + Supported}
+		return Location{}, &URLError{URL: Redact(rawURL), Reason: "dynamodb:// names a lease table, not an object store; pass it as the coordinator (--coord); supported stores: " + SupportedStores()}
 	}
 	return loc, nil
 }
@@ -162,6 +162,9 @@ func open(ctx context.Context, loc Location) (driver.Backend, error) {
 		})
 	case "azblob":
 		return openAzblob(ctx, loc)
+	}
+	if s, ok := lookup(loc.Scheme); ok {
+		return s.Open(ctx, loc)
 	}
 	// ParseURL accepts no other scheme.
 	return nil, fmt.Errorf("scheme %q has no backend", loc.Scheme)

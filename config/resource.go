@@ -31,6 +31,9 @@ type resource struct {
 	exists func(ctx context.Context) (bool, error)
 	// create creates it; nil when there is nothing to create.
 	create func(ctx context.Context) error
+	// reached, when set, is reached for the errors of a registered
+	// scheme's exists.
+	reached func(error) bool
 	// dynamo is the table's driver (tables only).
 	dynamo *dynamocoord.Driver
 }
@@ -108,6 +111,14 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 			},
 			create: func(ctx context.Context) error { return dynamocoord.CreateTable(ctx, client, loc.Table) },
 		}, nil
+	}
+	if s, ok := lookup(loc.Scheme); ok && s.Bucket != nil {
+		b, err := s.Bucket(ctx, loc)
+		if err != nil {
+			return nil, err
+		}
+		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
+			exists: b.BucketExists, create: b.EnsureBucket, reached: s.Reached}, nil
 	}
 	return nil, fmt.Errorf("config: scheme %q has no resource", loc.Scheme)
 }

@@ -77,15 +77,23 @@ type Location struct {
 func (l Location) String() string {
 	switch l.Scheme {
 	case "s3", "minio", "azblob":
-		s := l.Scheme + "://" + l.Bucket
-		if l.Prefix != "" {
-			s += "/" + l.Prefix
-		}
-		return s + l.query()
+		return l.bucketURL()
 	case "dynamodb":
 		return "dynamodb://" + l.Table + l.query()
 	}
+	if _, ok := lookup(l.Scheme); ok {
+		return l.bucketURL()
+	}
 	return l.Scheme + "://" + l.Path
+}
+
+// bucketURL returns SCHEME://BUCKET[/PREFIX][?QUERY].
+func (l Location) bucketURL() string {
+	s := l.Scheme + "://" + l.Bucket
+	if l.Prefix != "" {
+		s += "/" + l.Prefix
+	}
+	return s + l.query()
 }
 
 // query returns l's query parameters in a fixed order, "" when none.
@@ -145,14 +153,14 @@ func ParseURL(raw string) (Location, error) {
 		return Location{}, &URLError{URL: Redact(raw), Reason: fmt.Sprintf(format, args...)}
 	}
 	if raw == "" {
-		return bad("empty; supported: %s", supportedAll)
+		return bad("empty; supported: %s", supportedSchemes())
 	}
 	i := strings.Index(raw, "://")
 	if i < 0 {
 		if strings.HasPrefix(raw, "file:") {
 			return bad("a file URL is file://PATH, for example file://./fence-data or file:///var/lib/fence")
 		}
-		return bad("no scheme; supported: %s (for a local directory write file://%s)", supportedAll, Redact(raw))
+		return bad("no scheme; supported: %s (for a local directory write file://%s)", supportedSchemes(), Redact(raw))
 	}
 	scheme := strings.ToLower(raw[:i])
 	if !validScheme(scheme) {
@@ -198,7 +206,14 @@ func ParseURL(raw string) (Location, error) {
 		}
 		return loc, nil
 	}
-	return bad("unsupported scheme %q; supported: %s", scheme, supportedAll)
+	if _, ok := lookup(scheme); ok {
+		loc, reason := parseRemote(scheme, rest)
+		if reason != "" {
+			return bad("%s", reason)
+		}
+		return loc, nil
+	}
+	return bad("unsupported scheme %q; supported: %s", scheme, supportedSchemes())
 }
 
 // parseRemote parses what follows "s3://", "minio://" or "dynamodb://".
@@ -227,7 +242,11 @@ func parseRemote(scheme, rest string) (Location, string) {
 		}
 		loc.Table = name
 	} else {
-		if reason := checkBucket(name); reason != "" {
+		check := checkBucket
+		if s, ok := lookup(scheme); ok && s.CheckBucket != nil {
+			check = s.CheckBucket
+		}
+		if reason := check(name); reason != "" {
 			return loc, reason
 		}
 		prefix, reason := checkPrefix(path)
@@ -247,6 +266,9 @@ func parseRemote(scheme, rest string) (Location, string) {
 	case loc.KMSKeyID != "" && loc.SSE != "aws:kms":
 		return loc, "kms_key_id needs sse=aws:kms"
 	}
+	if s, ok := lookup(scheme); ok && s.Validate != nil {
+		return loc, s.Validate(loc)
+	}
 	return loc, ""
 }
 
@@ -254,6 +276,9 @@ func parseRemote(scheme, rest string) (Location, string) {
 // empty and credential-looking parameters.
 func parseQuery(loc *Location, rawQuery string) string {
 	allowed := schemeParams[loc.Scheme]
+	if s, ok := lookup(loc.Scheme); ok {
+		allowed = s.Params
+	}
 	seen := map[string]bool{}
 	for _, p := range strings.Split(rawQuery, "&") {
 		if p == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/gcsstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -64,9 +65,10 @@ func uniqueName(prefix string) string {
 
 // setup describes one backend/coordinator pairing a child process opens.
 type setup struct {
-	Backend  string // "s3" (aws-sdk-go-v2) or "minio" (minio-go)
+	Backend  string // "s3" (aws-sdk-go-v2), "minio" (minio-go) or "gs" (gcsstore)
 	Coord    string // "dynamodb" or "bucket"
 	S3       string // endpoint
+	GCS      string // fake-gcs-server's endpoint (Backend "gs")
 	Dynamo   string // endpoint
 	Bucket   string
 	Table    string
@@ -85,6 +87,8 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, *coord
 		b, err = s3store.Open(ctx, s.Bucket, "", &s3store.Options{Endpoint: s.S3, Region: "us-east-1", PathStyle: true})
 	case "minio":
 		b, err = miniostore.Open(s.S3, s.Bucket, "", &miniostore.Options{Region: "us-east-1"})
+	case "gs":
+		b, err = gcsstore.Open(ctx, s.Bucket, "", &gcsstore.Options{Endpoint: s.GCS})
 	}
 	if err != nil {
 		return nil, nil, err
@@ -103,6 +107,10 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, *coord
 func provision(t *testing.T, s setup) {
 	t.Helper()
 	ctx := context.Background()
+	if s.Backend == "gs" {
+		provisionGCS(t, s)
+		return
+	}
 	b, err := s3store.Open(ctx, s.Bucket, "", &s3store.Options{Endpoint: s.S3, Region: "us-east-1", PathStyle: true})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@
 # Beside MinIO, versitygw (built from the Go module proxy at a pinned
 # version, with its POSIX backend) is a second S3 implementation for the
 # tests of s3store and miniostore: FENCE_TEST_S3_ENDPOINT_VERSITYGW.
+# fake-gcs-server, a Google Cloud Storage emulator built the same way,
+# serves the tests of gcsstore and gs:// URLs: FENCE_TEST_GCS_ENDPOINT.
 # Azurite (npm) serves the tests of azblobstore: FENCE_TEST_AZURE_ENDPOINT
 # (see the Azurite block at the end).
 #
@@ -130,6 +132,52 @@ fence_versitygw_stop() {
 	FENCE_VERSITYGW_PID=
 }
 
+# ---- fake-gcs-server ---------------------------------------------------
+# A Google Cloud Storage emulator (JSON API, resumable uploads, generation
+# preconditions) for the tests of objstore/gcsstore and of gs:// URLs,
+# built from the Go module proxy at a pinned version and cached like
+# MinIO. It keeps objects in memory and takes no credentials: the tests
+# reach it through gs://BUCKET?endpoint=$FENCE_TEST_GCS_ENDPOINT, which
+# makes gcsstore send no authentication. Its gaps (what fence's probe and
+# tests found it to get wrong) are in docs/stores.md.
+
+FENCE_FAKEGCS_MODULE="github.com/fsouza/fake-gcs-server@v1.56.1"
+
+fence_install_fakegcs() {
+	local bin="$FENCE_CACHE/bin/fake-gcs-server" stamp="$FENCE_CACHE/bin/fake-gcs-server.version"
+	if [[ -x "$bin" && "$(cat "$stamp" 2>/dev/null)" == "$FENCE_FAKEGCS_MODULE" ]]; then
+		return 0
+	fi
+	fence_log "building fake-gcs-server ($FENCE_FAKEGCS_MODULE)"
+	mkdir -p "$FENCE_CACHE/bin"
+	GOBIN="$FENCE_CACHE/bin" GOFLAGS=-mod=mod go install "$FENCE_FAKEGCS_MODULE"
+	echo "$FENCE_FAKEGCS_MODULE" >"$stamp"
+}
+
+# fence_fakegcs_start starts fake-gcs-server over plain HTTP on a free
+# loopback port, with its in-memory backend, and exports
+# FENCE_TEST_GCS_ENDPOINT.
+fence_fakegcs_start() {
+	local port
+	port=$(fence_free_port) || return 1
+	"$FENCE_CACHE/bin/fake-gcs-server" -scheme http -host 127.0.0.1 -port "$port" \
+		-public-host "127.0.0.1:$port" -external-url "http://127.0.0.1:$port" \
+		-backend memory -log-level warn >"$FENCE_SERVERS_TMP/fake-gcs-server.log" 2>&1 &
+	FENCE_FAKEGCS_PID=$!
+	fence_wait_port "$port" "$FENCE_FAKEGCS_PID" 60 || { cat "$FENCE_SERVERS_TMP/fake-gcs-server.log" >&2; return 1; }
+	export FENCE_TEST_GCS_ENDPOINT="http://127.0.0.1:$port"
+	fence_log "fake-gcs-server at $FENCE_TEST_GCS_ENDPOINT (pid $FENCE_FAKEGCS_PID)"
+}
+
+fence_fakegcs_stop() {
+	if [[ -n "${FENCE_FAKEGCS_PID:-}" ]]; then
+		kill "$FENCE_FAKEGCS_PID" 2>/dev/null || true
+		wait "$FENCE_FAKEGCS_PID" 2>/dev/null || true
+	fi
+	FENCE_FAKEGCS_PID=
+}
+# ---- end fake-gcs-server -----------------------------------------------
+
 # fence_servers_stop stops both servers and removes their data. It is
 # installed as an EXIT trap by fence_servers_start.
 fence_servers_stop() {
@@ -143,6 +191,7 @@ fence_servers_stop() {
 	fence_dynamodb_local_stop
 	fence_versitygw_stop
 	fence_azurite_stop
+	fence_fakegcs_stop
 	[[ -n "${FENCE_SERVERS_TMP:-}" ]] && rm -rf "$FENCE_SERVERS_TMP"
 	FENCE_MINIO_PID= FENCE_DYNALITE_PID=
 }
@@ -153,6 +202,7 @@ fence_servers_start() {
 	fence_install_minio
 	fence_install_dynalite
 	fence_install_versitygw
+	fence_install_fakegcs
 	FENCE_SERVERS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/fence-servers.XXXXXX")
 	if [[ -z "${FENCE_SERVERS_NO_TRAP:-}" ]]; then
 		trap fence_servers_stop EXIT
@@ -192,6 +242,7 @@ fence_servers_start() {
 	fence_log "MinIO at $FENCE_TEST_S3_ENDPOINT (pid $FENCE_MINIO_PID), dynalite at $FENCE_TEST_DYNAMODB_ENDPOINT (pid $FENCE_DYNALITE_PID)"
 	fence_versitygw_start || return 1
 	fence_azurite_start || return 1
+	fence_fakegcs_start || return 1
 	fence_dynamodb_local_ready || return 1
 }
 
