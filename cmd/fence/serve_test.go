@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startServe starts 'fence serve' with args over c's store and returns
+// its base URL; the process is stopped with SIGTERM when the test ends,
+// and must exit 0.
+func startServe(t *testing.T, c *cli, env []string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(fenceBin, append([]string{"--store", c.store, "serve"}, args...)...)
+	cmd.Dir = c.dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FENCE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && sc.Scan() {
+		seen.WriteString(sc.Text() + "\n")
+		if m := regexp.MustCompile(`^fence: serve: (http://\S+)/$`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("fence serve printed no address:\n%s", seen.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("fence serve did not exit cleanly on SIGTERM: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Error("fence serve did not stop within 10s of SIGTERM")
+		}
+	})
+	return url, seen.String()
+}
+
+func fetch(t *testing.T, url string, want int) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: %d, want %d:\n%s", url, resp.StatusCode, want, b)
+	}
+	return string(b)
+}
+
+// fence serve serves the store's domains, /metrics of its own calls and
+// /healthz on loopback, and stops on SIGTERM.
+func TestServe(t *testing.T) {
+	c := newCLI(t)
+	tok := c.acquire("reports")
+	c.want(0, "a,b\n", "put", "--token", strconv.FormatUint(tok, 10), "reports", "monthly.csv", "-")
+	url, _ := startServe(t, c, nil, "--addr", "127.0.0.1:0")
+	if body := fetch(t, url+"/", 200); !strings.Contains(body, `href="/domain/reports"`) {
+		t.Errorf("the domains page lacks reports:\n%s", body)
+	}
+	if body := fetch(t, url+"/domain/reports?format=json", 200); !strings.Contains(body, `"key": "monthly.csv"`) {
+		t.Errorf("the domain's JSON lacks its key:\n%s", body)
+	}
+	fetch(t, url+"/healthz", 200)
+	if body := fetch(t, url+"/metrics", 200); !strings.Contains(body, "fence_") {
+		t.Errorf("/metrics has no fence metrics:\n%.2000s", body)
+	}
+}
+
+// Another address than loopback needs --allow-remote, and then warns;
+// FENCE_SERVE_TOKEN guards the pages.
+func TestServeRemote(t *testing.T) {
+	c := newCLI(t)
+	r := c.want(2, "", "serve", "--addr", "0.0.0.0:0")
+	if !strings.Contains(r.stderr, "--allow-remote") {
+		t.Errorf("the refusal does not name --allow-remote: %s", r.stderr)
+	}
+	url, stderr := startServe(t, c, []string{"FENCE_SERVE_TOKEN=tok-123456"}, "--addr", "0.0.0.0:0", "--allow-remote")
+	if !strings.Contains(stderr, "WARNING") {
+		t.Errorf("no warning for a remote address:\n%s", stderr)
+	}
+	url = strings.Replace(url, "0.0.0.0", "127.0.0.1", 1)
+	url = strings.Replace(url, "[::]", "127.0.0.1", 1)
+	fetch(t, url+"/", 401)
+	fetch(t, url+"/healthz", 200)
+}
