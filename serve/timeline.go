@@ -64,7 +64,8 @@ type plot struct {
 	Left, Bottom   int // the axes' position
 	Points         []plotPoint
 	YTicks, XTicks []tick
-	Step           string // the path of the highest accepted token
+	Step           string  // the path of the highest accepted token
+	Now            float64 // where the lease now is drawn; 0: it is not
 }
 
 type plotPoint struct {
@@ -88,7 +89,15 @@ func draw(ps []Point) plot {
 		return p
 	}
 	right, top := float64(p.W-20), 20.0
-	t0, t1 := ps[0].Time, ps[len(ps)-1].Time
+	events := right - 40 // the events end here; the lease now is at right
+	// The lease now is drawn at the right edge, off the time scale of
+	// the events, which it may follow by days.
+	t0, t1 := ps[0].Time, ps[0].Time
+	for _, q := range ps {
+		if q.Kind != "lease" {
+			t1 = q.Time
+		}
+	}
 	lo, hi := ps[0].Token, ps[0].Token
 	for _, q := range ps {
 		lo, hi = min(lo, q.Token), max(hi, q.Token, q.FencedBy)
@@ -100,9 +109,9 @@ func draw(ps []Point) plot {
 	x := func(t time.Time) float64 {
 		span := t1.Sub(t0)
 		if span <= 0 {
-			return (float64(p.Left) + right) / 2
+			return (float64(p.Left) + events) / 2
 		}
-		return float64(p.Left) + 10 + (right-float64(p.Left)-20)*float64(t.Sub(t0))/float64(span)
+		return float64(p.Left) + 10 + (events-float64(p.Left)-10)*float64(t.Sub(t0))/float64(span)
 	}
 	y := func(tok uint64) float64 {
 		return float64(p.Bottom) - (float64(p.Bottom)-top)*float64(tok-lo)/float64(hi-lo)
@@ -111,6 +120,10 @@ func draw(ps []Point) plot {
 	for _, q := range ps {
 		pp := plotPoint{X: x(q.Time), Y: y(q.Token), Kind: q.Kind, Token: q.Token,
 			Title: q.Time.UTC().Format(time.RFC3339) + ": " + q.What}
+		if q.Kind == "lease" {
+			pp.X = right - 4
+			p.Now = right - 4
+		}
 		if q.Kind == "fenced" {
 			pp.Y2 = y(q.FencedBy)
 		}
