@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/memstore"
@@ -91,5 +92,24 @@ func TestDomainsPaged(t *testing.T) {
 	p := decode[serve.DomainsPage](t, get(t, srv, "/?format=json", "", 200))
 	if !p.Capped || p.Scanned != 3 || p.Next == "" {
 		t.Errorf("page %+v, want capped at 3 objects with a cursor", p)
+	}
+}
+
+// Every page forbids scripts and outside content, and a request that
+// runs past the timeout ends with a page that says so.
+func TestHeadersAndTimeout(t *testing.T) {
+	f := newFixture(t, memstore.New())
+	srv := serveFixture(t, f, nil)
+	resp, err := srv.Client().Get(srv.URL + "/domain/reports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none';") || strings.Contains(csp, "script-src") {
+		t.Errorf("Content-Security-Policy %q, want default-src 'none' and no script source", csp)
+	}
+	slow := serveFixture(t, f, &serve.Options{Timeout: time.Nanosecond})
+	if body := get(t, slow, "/", "application/json", 502); !strings.Contains(body, "timed out") {
+		t.Errorf("a request past its timeout: %s", body)
 	}
 }
