@@ -9,17 +9,21 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// startServe starts 'fence serve' with args over c's store and returns
-// its base URL; the process is stopped with SIGTERM when the test ends,
-// and must exit 0.
-func startServe(t *testing.T, c *cli, env []string, args ...string) (string, string) {
+// startServe starts 'fence serve' with args over c's store and
+// c.global, and returns its base URL, what it printed on stderr until
+// then, and stop, which stops it with SIGTERM, checks that it exits 0
+// and returns all it printed on stderr. stop runs when the test ends, if
+// not before.
+func startServe(t *testing.T, c *cli, env []string, args ...string) (url, stderr string, stop func() string) {
 	t.Helper()
-	cmd := exec.Command(fenceBin, append([]string{"--store", c.store, "serve"}, args...)...)
+	args = append(append(append([]string{"--store", c.store}, c.global...), "serve"), args...)
+	cmd := exec.Command(fenceBin, args...)
 	cmd.Dir = c.dir
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "FENCE_") {
@@ -27,7 +31,7 @@ func startServe(t *testing.T, c *cli, env []string, args ...string) (string, str
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	stderr, err := cmd.StderrPipe()
+	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +39,7 @@ func startServe(t *testing.T, c *cli, env []string, args ...string) (string, str
 		t.Fatal(err)
 	}
 	var seen strings.Builder
-	sc := bufio.NewScanner(stderr)
-	url := ""
+	sc := bufio.NewScanner(pipe)
 	for url == "" && sc.Scan() {
 		seen.WriteString(sc.Text() + "\n")
 		if m := regexp.MustCompile(`^fence: serve: (http://\S+)/$`).FindStringSubmatch(sc.Text()); m != nil {
@@ -45,24 +48,37 @@ func startServe(t *testing.T, c *cli, env []string, args ...string) (string, str
 	}
 	if url == "" {
 		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		t.Fatalf("fence serve printed no address:\n%s", seen.String())
 	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
+	stderr = seen.String()
+	var rest strings.Builder
+	copied := make(chan struct{})
+	go func() {
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		close(copied)
+	}()
+	var once sync.Once
+	stop = func() string {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-copied:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-copied
+				t.Error("fence serve did not stop within 10s of SIGTERM")
+			}
+			if err := cmd.Wait(); err != nil {
 				t.Errorf("fence serve did not exit cleanly on SIGTERM: %v", err)
 			}
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Error("fence serve did not stop within 10s of SIGTERM")
-		}
-	})
-	return url, seen.String()
+		})
+		return stderr + rest.String()
+	}
+	t.Cleanup(func() { stop() })
+	return url, stderr, stop
 }
 
 func fetch(t *testing.T, url string, want int) string {
@@ -85,7 +101,7 @@ func TestServe(t *testing.T) {
 	c := newCLI(t)
 	tok := c.acquire("reports")
 	c.want(0, "a,b\n", "put", "--token", strconv.FormatUint(tok, 10), "reports", "monthly.csv", "-")
-	url, _ := startServe(t, c, nil, "--addr", "127.0.0.1:0")
+	url, _, _ := startServe(t, c, nil, "--addr", "127.0.0.1:0")
 	if body := fetch(t, url+"/", 200); !strings.Contains(body, `href="/domain/reports"`) {
 		t.Errorf("the domains page lacks reports:\n%s", body)
 	}
@@ -106,7 +122,7 @@ func TestServeRemote(t *testing.T) {
 	if !strings.Contains(r.stderr, "--allow-remote") {
 		t.Errorf("the refusal does not name --allow-remote: %s", r.stderr)
 	}
-	url, stderr := startServe(t, c, []string{"FENCE_SERVE_TOKEN=tok-123456"}, "--addr", "0.0.0.0:0", "--allow-remote")
+	url, stderr, _ := startServe(t, c, []string{"FENCE_SERVE_TOKEN=tok-123456"}, "--addr", "0.0.0.0:0", "--allow-remote")
 	if !strings.Contains(stderr, "WARNING") {
 		t.Errorf("no warning for a remote address:\n%s", stderr)
 	}
