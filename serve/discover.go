@@ -75,7 +75,18 @@ func walkDomains(ctx context.Context, b driver.Backend, after string, limit, max
 			byID[domain] = f
 			p.domains = append(p.domains, f)
 			last = domain + format.SystemDir
+		case f == nil && (strings.HasPrefix(rest, "v/") || strings.HasPrefix(rest, "s/")) && format.ManifestKey(domain) > after:
+			// Versions or shards and no manifest: a lost manifest, which
+			// its row reports (reads of such a domain fail closed).
+			f = &found{domain: domain}
+			byID[domain] = f
+			p.domains = append(p.domains, f)
+			last = domain + format.SystemDir
+			fallthrough
 		case strings.HasPrefix(rest, "v/") && f != nil:
+			if !strings.HasPrefix(rest, "v/") {
+				break
+			}
 			if len(f.versions) < maxVersions {
 				f.versions = append(f.versions, o)
 			} else {

@@ -113,3 +113,38 @@ func TestHeadersAndTimeout(t *testing.T) {
 		t.Errorf("a request past its timeout: %s", body)
 	}
 }
+
+// A domain whose manifest is gone while its versions remain is listed,
+// and its row says what is wrong; the other domains still show.
+func TestLostManifest(t *testing.T) {
+	f := newFixture(t, memstore.New())
+	if err := f.b.Delete(ctx(t), "reports/_fence/manifest.json"); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveFixture(t, f, nil)
+	p := decode[serve.DomainsPage](t, get(t, srv, "/?format=json", "", 200))
+	var lost *serve.DomainRow
+	for i, r := range p.Domains {
+		if r.Domain == "reports" {
+			lost = &p.Domains[i]
+		}
+	}
+	if lost == nil || !strings.Contains(lost.Error, "reports/_fence/manifest.json") || len(p.Domains) != 4 {
+		t.Fatalf("domains %+v, want reports listed with an error naming its manifest", p.Domains)
+	}
+	t.Logf("reports: %s", lost.Error)
+}
+
+// The plot lays out a single point, and points at one time, inside
+// its frame.
+func TestDrawDegenerate(t *testing.T) {
+	now := time.Now()
+	f := newFixture(t, memstore.New())
+	srv := serveFixture(t, f, &serve.Options{Now: func() time.Time { return now }})
+	for _, path := range []string{"/domain/quiet", "/domain/stuck"} {
+		html := get(t, srv, path, "", 200)
+		if !strings.Contains(html, `<svg id="plot"`) || strings.Contains(html, "NaN") || strings.Contains(html, "Inf") {
+			t.Errorf("%s: the plot is missing or has NaN or Inf coordinates", path)
+		}
+	}
+}
