@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -109,6 +111,41 @@ func TestServe(t *testing.T) {
 		t.Errorf("the domain's JSON lacks its key:\n%s", body)
 	}
 	fetch(t, url+"/healthz", 200)
+	// The JSON has the shapes of the CLI's --json: the lease that of
+	// 'lease status', the keys those of 'ls', a commit that of 'history
+	// --commit'.
+	var page struct {
+		Lease   map[string]any   `json:"lease"`
+		Keys    []map[string]any `json:"keys"`
+		History struct {
+			Events []map[string]any `json:"events"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(fetch(t, url+"/domain/reports?format=json", 200)), &page); err != nil {
+		t.Fatal(err)
+	}
+	var status map[string]any
+	var ls []map[string]any
+	var commit map[string]any
+	id, _ := page.History.Events[1]["commit_id"].(string)
+	for _, q := range []struct {
+		v    any
+		args []string
+	}{{&status, []string{"lease", "status", "reports"}}, {&ls, []string{"ls", "reports"}}, {&commit, []string{"history", "reports", "--commit", id}}} {
+		if err := json.Unmarshal([]byte(c.want(0, "", append([]string{"--json"}, q.args...)...).stdout), q.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delete(status, "time_left_seconds")
+	delete(page.Lease, "time_left_seconds")
+	if fmt.Sprint(status) != fmt.Sprint(page.Lease) || fmt.Sprint(ls) != fmt.Sprint(page.Keys) {
+		t.Errorf("serve's JSON differs from the CLI's:\nlease %v\n want %v\nkeys %v\n want %v", page.Lease, status, page.Keys, ls)
+	}
+	got := commitJSON(t, fetch(t, url+"/commit/"+id+"/reports?format=json", 200))
+	delete(got, "domain")
+	if fmt.Sprint(got) != fmt.Sprint(commit) {
+		t.Errorf("commit %v\n want %v", got, commit)
+	}
 	if body := fetch(t, url+"/metrics", 200); !strings.Contains(body, "fence_") {
 		t.Errorf("/metrics has no fence metrics:\n%.2000s", body)
 	}
@@ -130,4 +167,13 @@ func TestServeRemote(t *testing.T) {
 	url = strings.Replace(url, "[::]", "127.0.0.1", 1)
 	fetch(t, url+"/", 401)
 	fetch(t, url+"/healthz", 200)
+}
+
+func commitJSON(t *testing.T, body string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
