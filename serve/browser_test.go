@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -54,7 +55,11 @@ func TestBrowser(t *testing.T) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(ctx(t), opts...)
+	// Chromium may start slowly on a busy machine: the browser's own
+	// bound is longer than a request's.
+	bounded, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	actx, cancel := chromedp.NewExecAllocator(bounded, opts...)
 	defer cancel()
 	bctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
