@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -13,6 +15,9 @@ import (
 
 // parallel bounds the domains of a page read at once.
 const parallel = 8
+
+// notAsked starts the lease error of a domain whose lease was not read.
+const notAsked = "coordinator: not asked"
 
 // DomainRow is one domain on the domains page.
 type DomainRow struct {
@@ -58,11 +63,12 @@ func (s *Server) domainsPage(ctx context.Context, after string, limit int) (Doma
 	}
 	p := DomainsPage{Domains: make([]DomainRow, len(w.domains)), Next: w.next, Scanned: w.scanned, Capped: w.capped}
 	now := s.o.Now()
+	down := new(atomic.Bool) // a lease read failed: ask the coordinator no more
 	var g errgroup.Group
 	g.SetLimit(parallel)
 	for i, f := range w.domains {
 		g.Go(func() error {
-			p.Domains[i] = s.row(ctx, f, now)
+			p.Domains[i] = s.row(ctx, f, now, down)
 			return nil
 		})
 	}
@@ -71,7 +77,7 @@ func (s *Server) domainsPage(ctx context.Context, after string, limit int) (Doma
 	for _, r := range p.Domains {
 		if r.Lease != nil {
 			leases++
-		} else if r.LeaseError != "" {
+		} else if r.LeaseError != "" && (failed == "" || strings.HasPrefix(failed, notAsked)) {
 			failed = r.LeaseError
 		}
 	}
@@ -82,7 +88,7 @@ func (s *Server) domainsPage(ctx context.Context, after string, limit int) (Doma
 }
 
 // row reads one domain's manifest log and lease.
-func (s *Server) row(ctx context.Context, f *found, now time.Time) DomainRow {
+func (s *Server) row(ctx context.Context, f *found, now time.Time, down *atomic.Bool) DomainRow {
 	r := DomainRow{Domain: f.domain}
 	recs, err := s.store.History(ctx, f.domain, nil)
 	if err != nil {
@@ -103,7 +109,14 @@ func (s *Server) row(ctx context.Context, f *found, now time.Time) DomainRow {
 	if n := len(attempts); n > 0 && r.LastCommit != nil && attempts[n-1].Time.After(r.LastCommit.Time) {
 		r.LastAttemptFenced = true
 	}
+	if down.Load() {
+		r.LeaseError = notAsked + ": a read of another lease failed in this request"
+		return r
+	}
 	r.Lease, r.LeaseError = s.lease(ctx, f.domain, r.Highest, now)
+	if r.LeaseError != "" {
+		down.Store(true)
+	}
 	r.ExpiredNotReleased = r.Lease.Expired()
 	return r
 }
@@ -113,6 +126,10 @@ func (s *Server) lease(ctx context.Context, domain string, highest uint64, now t
 	if s.c == nil {
 		return nil, ""
 	}
+	// A coordinator that does not answer must not take the whole
+	// request's time: the rest of the page can still show.
+	ctx, cancel := context.WithTimeout(ctx, min(5*time.Second, s.o.Timeout/2))
+	defer cancel()
 	st, err := s.c.State(ctx, domain)
 	if err != nil {
 		return nil, "coordinator: " + describe(err)

@@ -189,3 +189,31 @@ type missingBucket struct{ driver.Backend }
 func (missingBucket) List(context.Context, string, func(driver.ObjectInfo) error) error {
 	return errors.New("s3: list: NoSuchBucket: The specified bucket does not exist")
 }
+
+// A coordinator that does not answer costs a page at most part of the
+// request's time: the domains still show, each lease saying why not.
+func TestSilentCoordinator(t *testing.T) {
+	f := newFixture(t, backends(t)["memstore"](t))
+	f.c = coord.New(silentDriver{})
+	srv := serveFixture(t, f, &serve.Options{Timeout: 2 * time.Second})
+	start := time.Now()
+	p := decode[serve.DomainsPage](t, get(t, srv, "/?format=json", "", 200))
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("the page took %s", d)
+	}
+	if p.CoordError == "" || len(p.Domains) != 4 {
+		t.Fatalf("page %+v, want 4 domains and a coordinator error", p)
+	}
+	for _, r := range p.Domains {
+		if r.Domain == "reports" && (r.Highest != f.new || r.LeaseError == "") {
+			t.Errorf("reports: %+v, want its highest token and a lease error", r)
+		}
+	}
+}
+
+type silentDriver struct{ coord.Driver }
+
+func (silentDriver) State(ctx context.Context, _ string) (coord.State, error) {
+	<-ctx.Done()
+	return coord.State{}, ctx.Err()
+}
