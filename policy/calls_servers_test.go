@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/s3store"
 	"github.com/fencedstore/fence/policy"
+	"github.com/fencedstore/fence/serve"
 )
 
 // actionOf maps each API operation fence's clients call to the IAM
@@ -247,6 +249,19 @@ func TestIAMPoliciesMatchCalls(t *testing.T) {
 	if _, _, err := rstore.ReadAll(ctx, "never-written", "k"); !errors.Is(err, objstore.ErrNotFound) {
 		t.Fatalf("read of a domain never written = %v; want not found", err)
 	}
+	// fence serve's pages, as the reader.
+	srv := httptest.NewServer(serve.New(rstore, rc, nil).Handler())
+	for _, path := range []string{"/", "/domain/" + domain, "/domain/never-written"} {
+		resp, err := srv.Client().Get(srv.URL + path + "?format=json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 404, false: 200}[strings.HasSuffix(path, "never-written")]; resp.StatusCode != want {
+			t.Fatalf("fence serve %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	srv.Close()
 
 	// Collector, on a domain whose floor marker is missing.
 	rec.as("admin")

@@ -156,6 +156,19 @@ if ! command -v spin >/dev/null; then
 fi
 export FENCE_TEST_SPIN=1
 
+# chromium drives serve's browser test (serve/browser_test.go) through the
+# DevTools protocol. When it cannot be installed that test skips, saying
+# so; FENCE_TEST_CHROMIUM names another Chrome or Chromium binary.
+if [[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then
+	if ! { run apt-get update -qq && run apt-get install -y -qq chromium >/dev/null; }; then
+		echo "deploy/local/test.sh: chromium is not installed and apt-get could not install it: serve's browser test will skip (set FENCE_TEST_CHROMIUM to a Chrome or Chromium binary)" >&2
+	fi
+fi
+if [[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && command -v chromium >/dev/null; then
+	FENCE_TEST_CHROMIUM="$(command -v chromium)"
+	export FENCE_TEST_CHROMIUM
+fi
+
 run go vet ./...
 # The servers' suites of objstore/s3store and objstore/miniostore run once
 # per S3 implementation (MinIO, versitygw): with the race detector on a
