@@ -106,7 +106,6 @@ func checkStoreCopies(copies map[string][]copyVersion) []violation {
 type stagedCopy struct {
 	client, domain, key string
 	seq                 uint64 // the seq of the paused writer's copy
-	newer               uint64 // the seq of the copy the suite saw in place
 	resumed             int64  // when the suite resumed the writer
 }
 

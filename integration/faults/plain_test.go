@@ -78,16 +78,12 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 	d, k, seq := ev.In.Domain, ev.In.Key, ev.Out.Seq
 	start := hist.Now()
 	r.logf("%s stopped itself before writing the plain copy of %s/%s from seq %d", c.name, d, k, seq)
-	inPlace := func() uint64 {
+	newer := func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		cp, err := plain.Get(ctx, r.directBackend(), d, k)
-		if err != nil || !cp.Exists {
-			return 0
-		}
-		return cp.Seq
+		return err == nil && cp.Exists && cp.Seq > seq
 	}
-	newer := func() bool { return inPlace() > seq }
 	deadline := time.Now().Add(3 * r.p.ttl)
 	for !newer() && time.Now().Before(deadline) {
 		sleep(100 * time.Millisecond)
@@ -96,8 +92,7 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 		err := r.takeOver(d, k, true)
 		r.logf("no writer copied %s/%s from a newer commit; the suite committed it: %v", d, k, err)
 	}
-	seen := inPlace()
-	staged := seen > seq
+	staged := newer()
 	pc := r.plainChecker()
 	plain.Read(pc, r.directBackend(), d, k, r.p.opTimeout)
 	// Hold every other writer while c's write is sent, so that no newer
@@ -107,7 +102,7 @@ func (r *run) resumePlainPaused(c *child, ev hist.Record) {
 	resumed := hist.Now()
 	if staged {
 		r.mu.Lock()
-		r.staged = append(r.staged, stagedCopy{client: c.name, domain: d, key: k, seq: seq, newer: seen, resumed: resumed})
+		r.staged = append(r.staged, stagedCopy{client: c.name, domain: d, key: k, seq: seq, resumed: resumed})
 		r.mu.Unlock()
 	}
 	c.signal(syscall.SIGCONT)
@@ -334,13 +329,13 @@ func checkI12(h *history, final []finalPlain, finalValues map[string]map[string]
 }
 
 // plainSummary adds up plain copies' counts.
-func plainSummary(h *history, final []finalPlain, behind int, faults map[string]int, writers map[string]int64, staged []stagedCopy, copies map[string][]copyVersion) plainStats {
+func plainSummary(h *history, final []finalPlain, behind int, faults map[string]int, writers map[string]int64, staged []stagedCopy, copies map[string][]copyVersion, copiesBack int) plainStats {
 	st := plainStats{Staged: faults["plain-older-copy"], Synced: len(final), Behind: behind, Written: writers["plain_puts"], CommitsFailed: writers["plain_failed"]}
 	st.StagedSent, st.StagedApplied = stagedOutcome(h, staged)
 	for _, vs := range copies {
 		st.StoreWrites += len(vs)
 	}
-	st.StoreBack = len(checkStoreCopies(copies))
+	st.StoreBack = copiesBack
 	for _, r := range h.plain {
 		st.Reads++
 		switch r.Outcome {

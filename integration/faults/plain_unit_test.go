@@ -127,7 +127,7 @@ func TestStagedOutcome(t *testing.T) {
 	put := func(client string, ret int64, seq uint64, outcome string) hist.Record {
 		return hist.Record{Client: client, Op: hist.OpPlainPut, Call: ret - 5, Return: ret, In: hist.Input{Domain: "d", Key: "k0"}, Out: hist.Output{Seq: seq}, Outcome: outcome}
 	}
-	staged := []stagedCopy{{client: "w1", domain: "d", key: "k0", seq: 3, newer: 5, resumed: 100}}
+	staged := []stagedCopy{{client: "w1", domain: "d", key: "k0", seq: 3, resumed: 100}}
 	cases := []struct {
 		name          string
 		puts          []hist.Record

@@ -191,13 +191,16 @@ func (r *run) finish(ctx context.Context) *report {
 	var v12 []violation
 	behind := 0
 	var copies map[string][]copyVersion
+	copiesBack := 0
 	if r.p.plain {
 		finals, behind, v12 = r.syncPlain(ctx, finalValues)
 		var err error
 		if copies, err = r.storeCopies(ctx); err != nil {
 			v12 = append(v12, violation{"I12", fmt.Sprintf("reading the store's record of the plain copies: %v", err)})
 		}
-		v12 = append(v12, checkStoreCopies(copies)...)
+		back := checkStoreCopies(copies)
+		copiesBack = len(back)
+		v12 = append(v12, back...)
 	}
 	i7n, v7 := r.checkI7(ctx, r.p.domains[0])
 	rep.I7Checked = i7n
@@ -335,7 +338,7 @@ func (r *run) finish(ctx context.Context) *report {
 		r.mu.Lock()
 		staged := append([]stagedCopy(nil), r.staged...)
 		r.mu.Unlock()
-		rep.Plain = plainSummary(h, finals, behind, rep.FaultCount, rep.ManifestPuts, staged, copies)
+		rep.Plain = plainSummary(h, finals, behind, rep.FaultCount, rep.ManifestPuts, staged, copies, copiesBack)
 	}
 	rep.FaultSpans = map[string]int{}
 	for _, f := range rep.Faults {
