@@ -78,20 +78,25 @@ fence_install_minio() {
 	echo "$FENCE_MINIO_MODULE" >"$stamp"
 }
 
-fence_install_dynalite() {
-	local dir="$FENCE_CACHE/dynalite" stamp="$FENCE_CACHE/dynalite/version"
-	if [[ -x "$dir/node_modules/.bin/dynalite" && "$(cat "$stamp" 2>/dev/null)" == "$FENCE_DYNALITE_PACKAGE" ]]; then
+# fence_npm_install installs the npm package $2 into $FENCE_CACHE/$1
+# once, with a version stamp; $3 is the command it must provide under
+# node_modules/.bin, $4 what to say while it installs.
+fence_npm_install() {
+	local dir="$FENCE_CACHE/$1" package=$2 bin=$3 note=${4:-}
+	if [[ -x "$dir/node_modules/.bin/$bin" && "$(cat "$dir/version" 2>/dev/null)" == "$package" ]]; then
 		return 0
 	fi
 	command -v node >/dev/null && command -v npm >/dev/null || {
-		fence_log "dynalite needs Node.js and npm: apt-get install -y nodejs npm"
+		fence_log "$package needs Node.js and npm: apt-get install -y nodejs npm"
 		return 1
 	}
-	fence_log "installing $FENCE_DYNALITE_PACKAGE from the npm registry"
+	fence_log "installing $package from the npm registry$note"
 	mkdir -p "$dir"
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$FENCE_DYNALITE_PACKAGE" >&2
-	echo "$FENCE_DYNALITE_PACKAGE" >"$stamp"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$package" >&2 || return 1
+	echo "$package" >"$dir/version"
 }
+
+fence_install_dynalite() { fence_npm_install dynalite "$FENCE_DYNALITE_PACKAGE" dynalite; }
 
 # versitygw: a second S3 implementation, with its POSIX backend (one
 # directory per bucket, one file per object). Kept in functions of its own.
@@ -403,18 +408,7 @@ FENCE_AZURITE_ACCOUNT="devstoreaccount1"
 FENCE_AZURITE_KEY="Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 fence_install_azurite() {
-	local dir="$FENCE_CACHE/azurite" stamp="$FENCE_CACHE/azurite/version"
-	if [[ -x "$dir/node_modules/.bin/azurite-blob" && "$(cat "$stamp" 2>/dev/null)" == "$FENCE_AZURITE_PACKAGE" ]]; then
-		return 0
-	fi
-	command -v node >/dev/null && command -v npm >/dev/null || {
-		fence_log "Azurite needs Node.js and npm: apt-get install -y nodejs npm"
-		return 1
-	}
-	fence_log "installing $FENCE_AZURITE_PACKAGE from the npm registry (about 2 minutes the first time)"
-	mkdir -p "$dir"
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$FENCE_AZURITE_PACKAGE" >&2
-	echo "$FENCE_AZURITE_PACKAGE" >"$stamp"
+	fence_npm_install azurite "$FENCE_AZURITE_PACKAGE" azurite-blob " (about 2 minutes the first time)"
 }
 
 # fence_azurite_start starts Azurite's blob service and exports
