@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+// azblob:// is a registered scheme (scheme_azblob.go): listed among the
+// store URL forms, its buckets called containers.
+func TestAzblobRegistered(t *testing.T) {
+	if !strings.Contains(SupportedStores(), azblobForm) || strings.Contains(Supported, "azblob") {
+		t.Errorf("SupportedStores() = %q, Supported = %q; want the azblob form from the registry only", SupportedStores(), Supported)
+	}
+	if kindOf("azblob") != "container" || kindOf("gs") != "bucket" {
+		t.Errorf("kinds: azblob %q, gs %q", kindOf("azblob"), kindOf("gs"))
+	}
+}
+
 func TestParseAzblobURL(t *testing.T) {
 	const azurite = "http://127.0.0.1:10000/devstoreaccount1"
 	for _, tt := range []struct {
@@ -39,6 +50,10 @@ func TestParseAzblobURL(t *testing.T) {
 		{raw: "azblob://reports?endpoint=http://h:1/acct/reports", wantErr: "one path segment"},
 		{raw: "azblob://reports?endpoint=127.0.0.1:10000", wantErr: "endpoint"},
 		{raw: "s3://bucket?account=a", wantErr: `unknown query parameter "account"`},
+		{raw: "gs://bucket?account=abc", wantErr: `unknown query parameter "account"; gs:// URLs take endpoint`},
+		{raw: "azblob://reports?endpoint=http://127.0.0.1:1/acct/x", wantErr: "one path segment"},
+		{raw: "Azblob:reports", wantErr: "azblob://"}, // no "://": the supported schemes include it
+		{raw: "1x://reports", wantErr: "azblob://"},
 	} {
 		t.Run(tt.raw, func(t *testing.T) {
 			got, err := ParseURL(tt.raw)

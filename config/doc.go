@@ -45,10 +45,10 @@
 //
 // # Schemes of other packages
 //
-// A backend in a package of its own (gs://, and azblob:// after it) is
-// not a case in config's switches: it is a Scheme (its URL form, its
-// query parameters, a bucket-name check, an open function, and its
-// bucket for Init and Doctor) registered with Register, as gocloud's
+// A backend in a package of its own (gs://, azblob://) is not a case in
+// config's switches: it is a Scheme (its URL form, its query parameters,
+// a bucket-name check, an open function, and its bucket for Init and
+// Doctor) registered with Register, as gocloud's
 // blob registers one URLOpener per scheme. Each registration is one file,
 // config/scheme_NAME.go, whose init calls Register; see "How to add a
 // scheme" in scheme.go. The registration lives in config rather than in
@@ -61,8 +61,9 @@
 //
 // # Credentials
 //
-// Credentials come only from the standard AWS chain. s3:// and
-// dynamodb:// use the SDK's: environment (AWS_ACCESS_KEY_ID,
+// Credentials come only from the environment: for azblob://, as above;
+// for gs://, Application Default Credentials; otherwise the standard AWS
+// chain. s3:// and dynamodb:// use the SDK's: environment (AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), AWS_PROFILE with the shared
 // config and credentials files, web identity, instance and task roles.
 // minio:// reads AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and

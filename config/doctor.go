@@ -187,7 +187,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 	r, err := newResource(cctx, loc)
 	if err != nil {
 		d.add(names[0], StatusFail, "%s: %v", loc.String(), err)
-		d.add(fmt.Sprintf(names[1], "bucket"), StatusSkip, "not reachable")
+		d.add(fmt.Sprintf(names[1], kindOf(loc.Scheme)), StatusSkip, "not reachable")
 		d.add(names[2], StatusSkip, "not reachable")
 		return nil
 	}

@@ -57,8 +57,9 @@ func parseStoreURL(rawURL string) (Location, error) {
 //     store must then be non-nil;
 //   - dynamodb://TABLE issues leases from a DynamoDB table (see
 //     dynamocoord), which must exist (fence init creates it);
-//   - any store URL (file://, mem://, s3://, minio://, azblob://) keeps lease records
-//     in that store, a backend of its own.
+//   - any store URL (file://, mem://, s3://, minio://, or a registered
+//     scheme's, such as gs:// and azblob://) keeps lease records in that
+//     store, a backend of its own.
 //
 // A coordinator that keeps lease records in a store probes it before its
 // first write (driver.Probe) unless opts.SkipProbe; opts may be nil.
@@ -160,8 +161,6 @@ func open(ctx context.Context, loc Location) (driver.Backend, error) {
 		return miniostore.Open(loc.Endpoint, loc.Bucket, loc.Prefix, &miniostore.Options{
 			Region: loc.Region, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
 		})
-	case "azblob":
-		return openAzblob(ctx, loc)
 	}
 	if s, ok := lookup(loc.Scheme); ok {
 		return s.Open(ctx, loc)

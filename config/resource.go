@@ -89,8 +89,6 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 		}
 		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
 			exists: b.BucketExists, create: b.EnsureBucket}, nil
-	case "azblob":
-		return azblobResource(ctx, loc)
 	case "dynamodb":
 		client, err := dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
 		if err != nil {
@@ -117,7 +115,7 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
+		return &resource{kind: kindOf(loc.Scheme), name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
 			exists: b.BucketExists, create: b.EnsureBucket, reached: s.Reached}, nil
 	}
 	return nil, fmt.Errorf("config: scheme %q has no resource", loc.Scheme)
@@ -156,6 +154,5 @@ func reached(err error) bool {
 	var mr minio.ErrorResponse
 	return errors.As(err, &re) && re.HTTPStatusCode() != 0 || errors.As(err, &api) ||
 		errors.As(err, &mr) && mr.StatusCode != 0 ||
-		errors.Is(err, dynamocoord.ErrTableNotFound) || errors.Is(err, dynamocoord.ErrWrongSchema) ||
-		azblobReached(err)
+		errors.Is(err, dynamocoord.ErrTableNotFound) || errors.Is(err, dynamocoord.ErrWrongSchema)
 }

@@ -12,10 +12,12 @@ import (
 
 // How to add a scheme: write a file config/scheme_NAME.go whose init calls
 // Register("NAME", Scheme{...}) with the backend package's open function
-// (see scheme_gs.go). ParseURL, OpenBackend, OpenCoordinator, Init and
+// (see scheme_gs.go, and scheme_azblob.go for one whose buckets are
+// containers, whose endpoints carry a path and whose URLs take one more
+// parameter). ParseURL, OpenBackend, OpenCoordinator, Init and
 // Doctor then take NAME://BUCKET[/PREFIX][?PARAMS] URLs; nothing else in
 // config changes. A parameter that Location has no field for yet needs
-// that field and a case in parseQuery.
+// that field and a case in parseQuery and Location.query.
 
 // Scheme is how config parses, opens, creates and checks the URLs of one
 // bucket-style store scheme, NAME://BUCKET[/PREFIX][?PARAMS], whose
@@ -26,11 +28,23 @@ type Scheme struct {
 	Form string
 	// Params are the query parameters the URLs take, in the order
 	// messages list them; each one Location has a field for
-	// ("endpoint", "region", "sse", "kms_key_id", "path_style").
+	// ("endpoint", "region", "sse", "kms_key_id", "path_style",
+	// "account").
 	Params []string
-	// CheckBucket returns why a bucket name is wrong, or "". nil means
-	// S3's rules.
+	// Kind is what a URL's bucket is called in messages, Init's report
+	// and Doctor's checks ("container" for Azure); "" means "bucket".
+	Kind string
+	// CredentialsHelp says where the scheme's credentials come from, for
+	// the messages that refuse credentials in its URLs; "" means the
+	// standard AWS chain's.
+	CredentialsHelp string
+	// CheckBucket returns why a bucket name is wrong, or "" (also for
+	// the empty name, when the URL has none). nil means S3's rules.
 	CheckBucket func(name string) string
+	// CheckEndpoint returns why an endpoint= value is wrong, or "", in
+	// place of http(s)://HOST[:PORT]; ParseURL has already refused a
+	// value with credentials. nil means http(s)://HOST[:PORT].
+	CheckEndpoint func(value string) string
 	// Validate returns why a parsed Location cannot be used, or "";
 	// nil accepts every one.
 	Validate func(Location) string
@@ -123,6 +137,23 @@ func supportedSchemes() string {
 		s += ", " + name + "://"
 	}
 	return s
+}
+
+// kindOf returns what a URL of scheme calls its bucket: "bucket" unless
+// a registered scheme says otherwise.
+func kindOf(scheme string) string {
+	if s, ok := lookup(scheme); ok && s.Kind != "" {
+		return s.Kind
+	}
+	return "bucket"
+}
+
+// credentialsHelpOf says where the credentials of scheme come from.
+func credentialsHelpOf(scheme string) string {
+	if s, ok := lookup(scheme); ok && s.CredentialsHelp != "" {
+		return s.CredentialsHelp
+	}
+	return credentialsHelp
 }
 
 // KnownScheme reports whether ParseURL accepts URLs of scheme name.

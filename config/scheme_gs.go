@@ -15,8 +15,10 @@ import (
 // (fake-gcs-server) at endpoint, without credentials.
 func init() {
 	Register("gs", Scheme{
-		Form:        "gs://BUCKET[/PREFIX][?endpoint=URL]",
-		Params:      []string{"endpoint"},
+		Form:   "gs://BUCKET[/PREFIX][?endpoint=URL]",
+		Params: []string{"endpoint"},
+		CredentialsHelp: "fence takes Google Cloud credentials only from Application Default Credentials " +
+			"(GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, the metadata server), never from URLs",
 		CheckBucket: gcsstore.CheckBucket,
 		Open: func(ctx context.Context, loc Location) (driver.Backend, error) {
 			return gcsstore.Open(ctx, loc.Bucket, loc.Prefix, &gcsstore.Options{Endpoint: loc.Endpoint})

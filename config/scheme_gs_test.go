@@ -33,7 +33,8 @@ func TestParseGS(t *testing.T) {
 		{raw: "gs://bucket?endpoint=" + ep + "&endpoint=" + ep, wantErr: "given twice"},
 		{raw: "gs://bucket?endpoint=ftp://h", wantErr: "the scheme must be http or https"},
 		{raw: "gs://bucket?credentials=s3cr3t", wantErr: "looks like a credential"},
-		{raw: "gs://u:s3cr3t@bucket", wantErr: "credentials in URLs are not accepted"},
+		{raw: "gs://u:s3cr3t@bucket", wantErr: "credentials in URLs are not accepted: fence takes Google Cloud credentials only from Application Default Credentials"},
+		{raw: "gs://bucket?token=s3cr3t", wantErr: `"token" looks like a credential; fence takes Google Cloud credentials`},
 		{raw: "gs://bucket?endpoint=http://u:s3cr3t@h:1", wantErr: "credentials in URLs are not accepted"},
 		{raw: "gs://host:4443/bucket", wantErr: "the server goes in the endpoint parameter"},
 	} {

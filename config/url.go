@@ -25,36 +25,37 @@ func (e *URLError) Error() string { return fmt.Sprintf("config: URL %q: %s", e.U
 func (e *URLError) Is(target error) bool { return target == ErrBadURL }
 
 // Supported lists the store URL forms, for messages and help.
-const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true], minio://BUCKET[/PREFIX]?endpoint=URL, " + azblobForm
+const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true], minio://BUCKET[/PREFIX]?endpoint=URL"
 
 // SupportedCoordinators lists the coordinator URL forms, for messages
 // and help.
 const SupportedCoordinators = "dynamodb://TABLE[?endpoint=URL&region=R], or any store URL (lease records kept there)"
 
 // supportedAll is every scheme ParseURL accepts, for its messages.
-const supportedAll = "file://, mem://, s3://, minio://, azblob://, dynamodb://"
+const supportedAll = "file://, mem://, s3://, minio://, dynamodb://"
 
 // Location is a parsed store or coordinator URL. It is comparable, and
 // String returns a URL that parses back to the same Location. It never
 // holds credentials: ParseURL refuses URLs that carry them.
 type Location struct {
-	// Scheme is "file", "mem", "s3", "minio", "azblob" or "dynamodb",
-	// lower case.
+	// Scheme is "file", "mem", "s3", "minio", "dynamodb" or a
+	// registered scheme ("gs", "azblob"), lower case.
 	Scheme string
 	// Path is the directory of a file URL, taken literally (relative to
 	// the working directory unless it starts with '/'), or the name of a
 	// mem URL ("" for a fresh, unshared store).
 	Path string
-	// Bucket is the bucket of an s3 or minio URL, the container of an
-	// azblob URL.
+	// Bucket is the bucket of an s3, minio or registered scheme's URL
+	// (an azblob URL's container).
 	Bucket string
-	// Prefix is the key prefix of an s3, minio or azblob URL, without leading or
+	// Prefix is the key prefix of a bucket URL, without leading or
 	// trailing '/'; "" for the whole bucket.
 	Prefix string
 	// Table is the table of a dynamodb URL.
 	Table string
 	// Endpoint is the server's base URL, http(s)://HOST[:PORT] (s3,
-	// minio, dynamodb). Empty means the AWS configuration decides (s3,
+	// minio, dynamodb; a registered scheme's CheckEndpoint may allow
+	// more, as azblob allows the account's path). Empty means the AWS configuration decides (s3,
 	// dynamodb); a minio URL always has one.
 	Endpoint string
 	// Region is the AWS region (s3, minio, dynamodb); empty means the
@@ -68,15 +69,15 @@ type Location struct {
 	// KMSKeyID is the KMS key of SSE "aws:kms" (s3, minio).
 	KMSKeyID string
 	// Account is the Azure storage account (azblob); empty means the
-	// environment or the endpoint names it. For azblob, Endpoint may
-	// end in the account (Azurite: http://127.0.0.1:10000/devstoreaccount1).
+	// environment or the endpoint names it (Azurite's endpoint ends in
+	// it: http://127.0.0.1:10000/devstoreaccount1).
 	Account string
 }
 
 // String returns the URL that parses back to l.
 func (l Location) String() string {
 	switch l.Scheme {
-	case "s3", "minio", "azblob":
+	case "s3", "minio":
 		return l.bucketURL()
 	case "dynamodb":
 		return "dynamodb://" + l.Table + l.query()
@@ -137,7 +138,6 @@ var schemeParams = map[string][]string{
 	"s3":       {"endpoint", "region", "path_style", "sse", "kms_key_id"},
 	"minio":    {"endpoint", "region", "sse", "kms_key_id"},
 	"dynamodb": {"endpoint", "region"},
-	"azblob":   {"endpoint", "account"},
 }
 
 // credentialsHelp says where credentials come from instead of URLs.
@@ -164,7 +164,7 @@ func ParseURL(raw string) (Location, error) {
 	}
 	scheme := strings.ToLower(raw[:i])
 	if !validScheme(scheme) {
-		return bad("malformed scheme %q; supported: %s", raw[:i], supportedAll)
+		return bad("malformed scheme %q; supported: %s", raw[:i], supportedSchemes())
 	}
 	rest := raw[i+3:]
 	switch scheme {
@@ -199,12 +199,6 @@ func ParseURL(raw string) (Location, error) {
 			return bad("%s", reason)
 		}
 		return loc, nil
-	case "azblob":
-		loc, reason := parseAzblob(rest)
-		if reason != "" {
-			return bad("%s", reason)
-		}
-		return loc, nil
 	}
 	if _, ok := lookup(scheme); ok {
 		loc, reason := parseRemote(scheme, rest)
@@ -216,16 +210,20 @@ func ParseURL(raw string) (Location, error) {
 	return bad("unsupported scheme %q; supported: %s", scheme, supportedSchemes())
 }
 
-// parseRemote parses what follows "s3://", "minio://" or "dynamodb://".
+// parseRemote parses what follows "s3://", "minio://", "dynamodb://" or
+// a registered scheme's "NAME://".
 // It returns a reason instead of an error, which ParseURL wraps.
 func parseRemote(scheme, rest string) (Location, string) {
 	loc := Location{Scheme: scheme}
+	sc, registered := lookup(scheme)
 	first := rest[:authorityEnd(rest)]
 	switch {
 	case strings.Contains(first, "@"), strings.Contains(first, ":") && strings.Contains(rest, "@"):
-		return loc, "credentials in URLs are not accepted: " + credentialsHelp
+		return loc, "credentials in URLs are not accepted: " + credentialsHelpOf(scheme)
 	case strings.Contains(first, ":") && scheme == "dynamodb":
 		return loc, "a table name has no ':'; the server goes in the endpoint parameter: dynamodb://TABLE?endpoint=http://HOST:PORT"
+	case strings.Contains(first, ":") && registered:
+		return loc, fmt.Sprintf("a %s name has no ':'; the server goes in the endpoint parameter: %s", kindOf(scheme), sc.Form)
 	case strings.Contains(first, ":"):
 		return loc, fmt.Sprintf("a bucket name has no ':'; the server goes in the endpoint parameter: %s://BUCKET[/PREFIX]?endpoint=http://HOST:PORT", scheme)
 	case strings.Contains(rest, "#"):
@@ -243,8 +241,8 @@ func parseRemote(scheme, rest string) (Location, string) {
 		loc.Table = name
 	} else {
 		check := checkBucket
-		if s, ok := lookup(scheme); ok && s.CheckBucket != nil {
-			check = s.CheckBucket
+		if sc.CheckBucket != nil {
+			check = sc.CheckBucket
 		}
 		if reason := check(name); reason != "" {
 			return loc, reason
@@ -266,8 +264,8 @@ func parseRemote(scheme, rest string) (Location, string) {
 	case loc.KMSKeyID != "" && loc.SSE != "aws:kms":
 		return loc, "kms_key_id needs sse=aws:kms"
 	}
-	if s, ok := lookup(scheme); ok && s.Validate != nil {
-		return loc, s.Validate(loc)
+	if sc.Validate != nil {
+		return loc, sc.Validate(loc)
 	}
 	return loc, ""
 }
@@ -276,8 +274,9 @@ func parseRemote(scheme, rest string) (Location, string) {
 // empty and credential-looking parameters.
 func parseQuery(loc *Location, rawQuery string) string {
 	allowed := schemeParams[loc.Scheme]
-	if s, ok := lookup(loc.Scheme); ok {
-		allowed = s.Params
+	sc, registered := lookup(loc.Scheme)
+	if registered {
+		allowed = sc.Params
 	}
 	seen := map[string]bool{}
 	for _, p := range strings.Split(rawQuery, "&") {
@@ -289,10 +288,8 @@ func parseQuery(loc *Location, rawQuery string) string {
 		switch {
 		case !known && slices.Contains(schemeParams["s3"], name):
 			return fmt.Sprintf("query parameter %q is not one of %s:// URLs, which take %s", name, loc.Scheme, strings.Join(allowed, ", "))
-		case !known && looksSecret(name) && loc.Scheme == "azblob":
-			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, azblobCredentialsHelp)
 		case !known && looksSecret(name):
-			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, credentialsHelp)
+			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, credentialsHelpOf(loc.Scheme))
 		case !known:
 			return fmt.Sprintf("unknown query parameter %q; %s:// URLs take %s", name, loc.Scheme, strings.Join(allowed, ", "))
 		case seen[name]:
@@ -310,9 +307,12 @@ func parseQuery(loc *Location, rawQuery string) string {
 		}
 		switch name {
 		case "endpoint":
+			if strings.Contains(value, "@") {
+				return "endpoint: credentials in URLs are not accepted: " + credentialsHelpOf(loc.Scheme)
+			}
 			check := checkEndpoint
-			if loc.Scheme == "azblob" {
-				check = checkAzblobEndpoint
+			if sc.CheckEndpoint != nil {
+				check = sc.CheckEndpoint
 			}
 			if reason := check(value); reason != "" {
 				return reason
@@ -335,9 +335,7 @@ func parseQuery(loc *Location, rawQuery string) string {
 			}
 			loc.SSE = value
 		case "account":
-			if reason := checkAzblobAccount(value); reason != "" {
-				return reason
-			}
+			// The scheme's Validate checks it.
 			loc.Account = value
 		case "kms_key_id":
 			if strings.ContainsAny(value, " \t") || len(value) > 2048 {
@@ -349,20 +347,18 @@ func parseQuery(loc *Location, rawQuery string) string {
 	return ""
 }
 
-// checkEndpoint accepts http(s)://HOST[:PORT][/], without credentials.
-// Its messages never repeat a value that may carry credentials.
+// checkEndpoint accepts http(s)://HOST[:PORT][/]. parseQuery has
+// refused a value with credentials ('@'); its messages redact a query
+// such as a SAS token.
 func checkEndpoint(value string) string {
-	if strings.Contains(value, "@") {
-		return "endpoint: credentials in URLs are not accepted: " + credentialsHelp
-	}
 	u, err := url.Parse(value)
 	switch {
 	case err != nil || u.Host == "" || u.Opaque != "":
-		return fmt.Sprintf("endpoint %q: want http://HOST:PORT or https://HOST[:PORT]", value)
+		return fmt.Sprintf("endpoint %q: want http://HOST:PORT or https://HOST[:PORT]", Redact(value))
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("endpoint %q: the scheme must be http or https", value)
+		return fmt.Sprintf("endpoint %q: the scheme must be http or https", Redact(value))
 	case u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "", strings.HasSuffix(value, "?"):
-		return fmt.Sprintf("endpoint %q: want only a scheme, host and port", value)
+		return fmt.Sprintf("endpoint %q: want only a scheme, host and port", Redact(value))
 	}
 	return ""
 }

@@ -166,6 +166,9 @@ func TestParseURLRefusesCredentials(t *testing.T) {
 		{"ftp://me:s3cr3t@host/x", "unsupported scheme"},
 		{"file://me:s3cr3t@host/x", "no user or host"},
 		{"me:s3cr3t@host/x", "no scheme"},
+		// A SAS-like query in an endpoint: the reason names it redacted.
+		{"s3://bucket?endpoint=https://h/%3Fsig%3Ds3cr3t", "want only a scheme, host and port"},
+		{"gs://bucket?endpoint=https://h/%3Fsig%3Ds3cr3t", "want only a scheme, host and port"},
 	} {
 		_, err := ParseURL(tt.raw)
 		if err == nil {
