@@ -106,5 +106,5 @@ func TestServersExecStoppedPastItsLease(t *testing.T) {
 	c.store = "minio://" + bucket + "?endpoint=" + s3ep
 	c.global = []string{"--coord", "dynamodb://" + table + "?endpoint=" + dynep}
 	c.want(0, "", "init")
-	stoppedPastItsLease(t, c)
+	stoppedPastItsLease(t, c, "d")
 }

@@ -132,10 +132,13 @@ func TestServersMinIO(t *testing.T) {
 
 // newUserSequence is what a new user runs: doctor (which fails before
 // init), init twice, doctor, demo, then the stale-holder sequence.
+// things are what init creates, the store's bucket first ("bucket NAME",
+// "container NAME").
 func newUserSequence(t *testing.T, c *cli, things []string, checks ...string) {
 	r := c.want(exitError, "", "doctor")
-	if !strings.Contains(r.stdout, "FAIL  bucket exists: bucket ") || !strings.Contains(r.stdout, "fence init") {
-		t.Errorf("doctor before init: stdout does not report the missing bucket:\n%s", r.stdout)
+	kind, _, _ := strings.Cut(things[0], " ")
+	if !strings.Contains(r.stdout, "FAIL  "+kind+" exists: "+kind+" ") || !strings.Contains(r.stdout, "fence init") {
+		t.Errorf("doctor before init: stdout does not report the missing %s:\n%s", kind, r.stdout)
 	}
 
 	r = c.want(0, "", "init")
