@@ -18,6 +18,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/gcsstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
@@ -65,10 +66,11 @@ func uniqueName(prefix string) string {
 
 // setup describes one backend/coordinator pairing a child process opens.
 type setup struct {
-	Backend  string // "s3" (aws-sdk-go-v2), "minio" (minio-go) or "gs" (gcsstore)
+	Backend  string // "s3" (aws-sdk-go-v2), "minio" (minio-go), "gs" (gcsstore) or "azblob" (azblobstore)
 	Coord    string // "dynamodb" or "bucket"
 	S3       string // endpoint
 	GCS      string // fake-gcs-server's endpoint (Backend "gs")
+	Azure    string // Azurite's endpoint (Backend "azblob"); the account and key are in the environment
 	Dynamo   string // endpoint
 	Bucket   string
 	Table    string
@@ -89,6 +91,8 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, *coord
 		b, err = miniostore.Open(s.S3, s.Bucket, "", &miniostore.Options{Region: "us-east-1"})
 	case "gs":
 		b, err = gcsstore.Open(ctx, s.Bucket, "", &gcsstore.Options{Endpoint: s.GCS})
+	case "azblob":
+		b, err = azblobstore.Open(ctx, s.Bucket, "", &azblobstore.Options{Endpoint: s.Azure})
 	}
 	if err != nil {
 		return nil, nil, err
@@ -107,8 +111,12 @@ func (s setup) open(ctx context.Context, holder string) (*objstore.Store, *coord
 func provision(t *testing.T, s setup) {
 	t.Helper()
 	ctx := context.Background()
-	if s.Backend == "gs" {
+	switch s.Backend {
+	case "gs":
 		provisionGCS(t, s)
+		return
+	case "azblob":
+		provisionAzure(t, s)
 		return
 	}
 	b, err := s3store.Open(ctx, s.Bucket, "", &s3store.Options{Endpoint: s.S3, Region: "us-east-1", PathStyle: true})
