@@ -59,6 +59,10 @@ type DoctorOptions struct {
 	// conditional-write check (which still runs and fails), as
 	// objstore.Options.SkipProbe does for writes.
 	SkipProbe bool
+	// ProbeCache, when set, forgets the verdict on a store that fails
+	// the conditional-write check, so that no process trusts it after
+	// Doctor saw it fail.
+	ProbeCache driver.VerdictCache
 	// Timeout bounds each check. Default DefaultDoctorTimeout.
 	Timeout time.Duration
 	// OnCheck, when set, is called with each check as it completes.
@@ -233,7 +237,17 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	if err := driver.ProbeConditions(cctx, b); err != nil {
+	err = driver.ProbeConditions(cctx, b)
+	if d.opts.ProbeCache != nil {
+		// The checks of a probe, encryption's included (above), ran
+		// now: their verdict replaces a cached one.
+		if err != nil {
+			_ = d.opts.ProbeCache.Forget(driver.VerdictKey(b))
+		} else {
+			_ = d.opts.ProbeCache.Pass(driver.VerdictKey(b))
+		}
+	}
+	if err != nil {
 		if errors.Is(err, driver.ErrPermanent) {
 			// Refused outright (permission, a full disk, read-only):
 			// nothing is known about conditional writes yet.

@@ -72,7 +72,7 @@ func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, o
 	if opts != nil {
 		o = *opts
 	}
-	leases := &bucketlease.Options{SkipProbe: o.SkipProbe}
+	leases := &bucketlease.Options{SkipProbe: o.SkipProbe, ProbeCache: o.ProbeCache}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -105,6 +105,9 @@ type CoordinatorOptions struct {
 	// SkipProbe turns off the capability probe of a store that keeps
 	// lease records, for stores known to honour conditional writes.
 	SkipProbe bool
+	// ProbeCache keeps that probe's verdict beyond this process
+	// (bucketlease.Options.ProbeCache). Default none.
+	ProbeCache driver.VerdictCache
 	// Observer receives the coordinator's lease events and calls
 	// (coord.WithObserver).
 	Observer observe.Observer

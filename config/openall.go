@@ -23,6 +23,10 @@ type OpenOptions struct {
 	// store that keeps lease records. Only for stores known to honour
 	// conditional writes.
 	SkipProbe bool
+	// ProbeCache keeps the probes' verdicts beyond this process
+	// (objstore.Options.ProbeCache); Store.ProbeCache, when set, wins
+	// for the store. Default none.
+	ProbeCache driver.VerdictCache
 	// WrapBackend, when set, wraps the backend storeURL names before
 	// anything uses it: the Store writes through what it returns, and so
 	// do lease records kept in the store (Coord empty). It is how tests
@@ -63,7 +67,7 @@ func Open(ctx context.Context, storeURL string, opts *OpenOptions) (*Opened, err
 	if o.Store != nil {
 		obs = o.Store.Observer
 	}
-	c, err := OpenCoordinator(ctx, o.Coord, b, &CoordinatorOptions{SkipProbe: o.SkipProbe, Observer: obs})
+	c, err := OpenCoordinator(ctx, o.Coord, b, &CoordinatorOptions{SkipProbe: o.SkipProbe, ProbeCache: o.ProbeCache, Observer: obs})
 	if err != nil {
 		b.Close()
 		return nil, err
@@ -74,5 +78,8 @@ func Open(ctx context.Context, storeURL string, opts *OpenOptions) (*Opened, err
 	}
 	so.Issuer = fence.Issuer(c)
 	so.SkipProbe = so.SkipProbe || o.SkipProbe
+	if so.ProbeCache == nil {
+		so.ProbeCache = o.ProbeCache
+	}
 	return &Opened{Store: objstore.New(b, &so), Coordinator: c}, nil
 }

@@ -62,6 +62,11 @@ type Options struct {
 	// stores known to honour them: on one that ignores them, nothing is
 	// fenced. New logs a warning when it is set.
 	SkipProbe bool
+	// ProbeCache keeps the probe's verdict beyond this process
+	// (driver.ProbeWith; objstore/probecache keeps it in files), so
+	// that processes writing to one location probe it once per the
+	// cache's lifetime. Default none: each process probes once.
+	ProbeCache driver.VerdictCache
 	// PlainCopies makes every commit also write each key it puts to the
 	// key's plain object, <domain>/<key>, where any S3 client can read
 	// it, and delete the plain objects of the keys it deletes; see
@@ -131,13 +136,22 @@ func New(b driver.Backend, opts *Options) *Store {
 // Backend returns the backend the store writes to.
 func (s *Store) Backend() driver.Backend { return s.raw }
 
-// probe runs the capability probe (driver.Probe, once per location) before
-// the store's first write, unless Options.SkipProbe is set.
+// probe runs the capability probe (driver.ProbeWith, once per location,
+// or once per the lifetime of Options.ProbeCache's verdict) before the
+// store's first write, unless Options.SkipProbe is set. It logs, at
+// debug level, a verdict that did not come from this process.
 func (s *Store) probe(ctx context.Context) error {
 	if s.opts.SkipProbe {
 		return nil
 	}
-	return driver.Probe(ctx, s.b)
+	v, err := driver.ProbeWith(ctx, s.b, s.opts.ProbeCache)
+	switch v {
+	case driver.VerdictCached:
+		s.opts.Logger.Debug("capability probe: a cached verdict holds", "store", s.b.Location())
+	case driver.VerdictProbed:
+		s.opts.Logger.Debug("capability probe passed", "store", s.b.Location(), "cached", s.opts.ProbeCache != nil)
+	}
+	return err
 }
 
 // Close closes the backend.

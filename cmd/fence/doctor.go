@@ -51,6 +51,9 @@ JSON array of {"name", "status" ("ok", "fail", "warn" or "skip"),
 				a.warnUnsafe()
 			}
 			opts.SkipProbe = skip
+			if opts.ProbeCache, err = a.probeCache(); err != nil {
+				return err
+			}
 			if !a.json {
 				opts.OnCheck = func(c config.Check) { fmt.Fprintln(a.stdout, checkLine(c)) }
 			}

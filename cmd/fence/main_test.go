@@ -51,11 +51,12 @@ type cli struct {
 	dir    string
 	env    []string
 	global []string // flags put before every command, such as --coord
+	cache  string   // XDG_CACHE_HOME, where the probe's verdicts are kept
 }
 
 func newCLI(t *testing.T) *cli {
 	t.Helper()
-	return &cli{t: t, store: "file://" + t.TempDir(), dir: t.TempDir()}
+	return &cli{t: t, store: "file://" + t.TempDir(), dir: t.TempDir(), cache: t.TempDir()}
 }
 
 type result struct {
@@ -90,6 +91,9 @@ func (c *cli) runFrom(r io.Reader, args ...string) result {
 	}
 	// A race-enabled binary otherwise sleeps a second at exit.
 	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
+	if c.cache != "" {
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+c.cache)
+	}
 	cmd.Env = append(cmd.Env, c.env...)
 	cmd.Stdin = r
 	var out, errb bytes.Buffer

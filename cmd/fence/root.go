@@ -231,6 +231,10 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 	if skip && (acc.writeStore || acc.writeLeases) {
 		a.warnUnsafe()
 	}
+	cache, err := a.probeCache()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	storeURL, coordURL := a.resolve(cmd, "store", envStore), a.resolve(cmd, "coord", envCoord)
 	b, err := a.openBackend(ctx, storeURL)
 	if err != nil {
@@ -242,7 +246,7 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 	}
 	// A store that writes asks the coordinator before a token raises a
 	// domain (objstore.Options.Issuer): only the token issued last may.
-	c, err := config.OpenCoordinator(ctx, coordURL, b, &config.CoordinatorOptions{SkipProbe: skip, Observer: a.observer()})
+	c, err := config.OpenCoordinator(ctx, coordURL, b, &config.CoordinatorOptions{SkipProbe: skip, ProbeCache: cache, Observer: a.observer()})
 	if err != nil {
 		_ = b.Close()
 		return nil, nil, nil, fail(err)
@@ -257,7 +261,7 @@ func (a *app) open(cmd *cobra.Command, acc access) (*objstore.Store, *coord.Coor
 		_ = config.CloseCoordinator(c)
 		return nil, nil, nil, err
 	}
-	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, Issuer: fence.Issuer(c), PlainCopies: plain, InlineMax: inline, Logger: a.logger, Observer: a.observer()})
+	store := objstore.New(b, &objstore.Options{Holder: defaultHolder(), SkipProbe: skip, ProbeCache: cache, Issuer: fence.Issuer(c), PlainCopies: plain, InlineMax: inline, Logger: a.logger, Observer: a.observer()})
 	closeAll := func() { _ = config.CloseCoordinator(c); _ = store.Close() }
 	if !acc.coord {
 		return store, nil, closeAll, nil

@@ -25,6 +25,9 @@ type Options struct {
 	// honour conditional writes: on one that ignores them, two holders
 	// can both take the lease.
 	SkipProbe bool
+	// ProbeCache keeps the probe's verdict beyond this process
+	// (driver.ProbeWith). Default none.
+	ProbeCache driver.VerdictCache
 }
 
 // Driver is a coord.Driver that keeps each domain's lease record as an
@@ -33,9 +36,10 @@ type Options struct {
 // the driver. It is safe for concurrent use, also by many processes
 // sharing the backend.
 type Driver struct {
-	b         driver.Backend
-	clock     coord.Clock
-	skipProbe bool
+	b          driver.Backend
+	clock      coord.Clock
+	skipProbe  bool
+	probeCache driver.VerdictCache
 }
 
 var _ coord.Driver = (*Driver)(nil)
@@ -50,7 +54,7 @@ func New(b driver.Backend, opts *Options) *Driver {
 	if o.Clock == nil {
 		o.Clock = coord.SystemClock{}
 	}
-	return &Driver{b: b, clock: o.Clock, skipProbe: o.SkipProbe}
+	return &Driver{b: b, clock: o.Clock, skipProbe: o.SkipProbe, probeCache: o.ProbeCache}
 }
 
 // Backend returns the backend the driver writes to.

@@ -27,7 +27,7 @@ func (c *Driver) update(ctx context.Context, op, domain string, decide decideFun
 	if !c.skipProbe {
 		// Prove the backend honours conditional writes before the first
 		// write to it (once per location and process).
-		if err := driver.Probe(ctx, c.b); err != nil {
+		if _, err := driver.ProbeWith(ctx, c.b, c.probeCache); err != nil {
 			return record{}, fmt.Errorf("bucketlease: %s %q: %w", op, domain, err)
 		}
 	}

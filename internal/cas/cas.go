@@ -117,6 +117,9 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 				return u.Stop(werr)
 			}
 		default:
+			// An answer the capability probe did not see the store
+			// give: a process that trusts a cached verdict probes again.
+			driver.Distrust(b)
 			log.Warn("conditional write outcome ambiguous, reading back", append(up.LogAttrs, "key", up.Key, "err", err)...)
 			if werr := bo.Wait(ctx); werr != nil {
 				return u.Stop(werr)

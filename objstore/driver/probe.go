@@ -26,6 +26,12 @@ var probes sync.Map
 type probeOnce struct {
 	mu     sync.Mutex
 	passed bool
+
+	// cache is the verdict cache the last ProbeWith of the location
+	// used, which Distrust tells to forget the verdict; cmu guards it
+	// (mu is held through a whole probe).
+	cmu   sync.Mutex
+	cache VerdictCache
 }
 
 // ProbeRacers is how many writes with If-None-Match: * Probe sends at
@@ -56,20 +62,62 @@ const ProbeRacers = 4
 //
 // A probe that passed is remembered for b's Location for the life of the
 // process, so every writer to one location probes it once; one that
-// failed is run again next time.
+// failed is run again next time. ProbeWith also keeps the verdict
+// beyond the process.
 func Probe(ctx context.Context, b Backend) error {
+	_, err := ProbeWith(ctx, b, nil)
+	return err
+}
+
+// Verdict says where the verdict that let a write go ahead came from.
+type Verdict string
+
+const (
+	// VerdictProcess: an earlier probe in this process passed.
+	VerdictProcess Verdict = "process"
+	// VerdictCached: a verdict cache held one that passed.
+	VerdictCached Verdict = "cached"
+	// VerdictProbed: the probe ran now and passed.
+	VerdictProbed Verdict = "probed"
+)
+
+// ProbeWith is Probe with a verdict cache (nil: none): a verdict that
+// the cache holds for VerdictKey(b) stands for a probe, and a probe
+// that passes is recorded in it, so that the processes of one machine
+// (a CLI run from cron, say) probe a location once per the cache's
+// lifetime instead of once each. A failed probe drops the cached
+// verdict. Errors of the cache itself are not errors of the probe: a
+// verdict that cannot be read or recorded costs a probe, nothing more.
+// It returns where the verdict came from.
+func ProbeWith(ctx context.Context, b Backend, cache VerdictCache) (Verdict, error) {
 	v, _ := probes.LoadOrStore(b.Location(), &probeOnce{})
 	p := v.(*probeOnce)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if cache != nil {
+		p.cmu.Lock()
+		p.cache = cache
+		p.cmu.Unlock()
+	}
 	if p.passed {
-		return nil
+		return VerdictProcess, nil
+	}
+	key := VerdictKey(b)
+	if cache != nil && cache.Passed(key) {
+		p.passed = true
+		return VerdictCached, nil
 	}
 	if err := probe(ctx, b, true); err != nil {
-		return err
+		if cache != nil {
+			_ = cache.Forget(key)
+		}
+		return "", err
 	}
 	p.passed = true
-	return nil
+	if cache != nil {
+		_ = cache.Pass(key)
+	}
+	return VerdictProbed, nil
 }
 
 // ProbeConditions makes Probe's checks of conditional writes, and not
