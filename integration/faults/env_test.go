@@ -17,6 +17,14 @@ const (
 	envDynamo   = "FENCE_TEST_DYNAMODB_ENDPOINT"
 	envMinioBin = "FENCE_TEST_MINIO_BIN"
 	envDynaBin  = "FENCE_TEST_DYNALITE_BIN"
+	// The emulators of the gcs-* and azure-* kinds, which the suite
+	// neither starts nor kills: fake-gcs-server's base URL, and Azurite's
+	// blob service URL (http://HOST:PORT/ACCOUNT) with its account and
+	// shared key. Without them those kinds skip.
+	envGCS          = "FENCE_TEST_GCS_ENDPOINT"
+	envAzure        = "FENCE_TEST_AZURE_ENDPOINT"
+	envAzureAccount = "FENCE_TEST_AZURE_ACCOUNT"
+	envAzureKey     = "FENCE_TEST_AZURE_KEY"
 	// envSeed fixes the suite's seed (each run's seed derives from it, or
 	// is it when one kind is selected) to replay a run.
 	envSeed = "FENCE_FAULTS_SEED"
@@ -38,6 +46,8 @@ type environment struct {
 	s3, dynamo            string
 	minioBin, dynaliteBin string
 	accessKey, secretKey  string
+	gcs                   string // fake-gcs-server's base URL, or ""
+	azure                 azureServer
 	seed                  uint64
 	seedFixed             bool
 	kinds                 []string
@@ -56,6 +66,8 @@ func loadEnv(t *testing.T) environment {
 		minioBin: os.Getenv(envMinioBin), dynaliteBin: os.Getenv(envDynaBin),
 		accessKey: os.Getenv("AWS_ACCESS_KEY_ID"), secretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
 		out: os.Getenv(envOut), keep: os.Getenv(envKeep) != "",
+		gcs:   os.Getenv(envGCS),
+		azure: azureServer{endpoint: os.Getenv(envAzure), account: os.Getenv(envAzureAccount), key: os.Getenv(envAzureKey)},
 	}
 	if os.Getenv("FENCE_FAULTS") == "0" {
 		t.Skip("faults: FENCE_FAULTS=0 skips the fault suite")
@@ -68,6 +80,9 @@ func loadEnv(t *testing.T) environment {
 	}
 	if e.accessKey == "" || e.secretKey == "" {
 		t.Skip("faults: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (bash deploy/local/test.sh sets them)")
+	}
+	if e.azure.endpoint != "" && (e.azure.account == "" || e.azure.key == "") {
+		t.Fatalf("faults: %s is set but %s or %s is not (bash deploy/local/test.sh sets all three)", envAzure, envAzureAccount, envAzureKey)
 	}
 	if os.Getenv("AWS_REGION") == "" {
 		t.Setenv("AWS_REGION", "us-east-1")

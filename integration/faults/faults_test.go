@@ -84,11 +84,12 @@ func TestFaults(t *testing.T) {
 
 // runOne runs kind k once.
 func runOne(t *testing.T, s *suite, k *kind, round int) *report {
+	needStore(t, s.env, k.store)
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s/%d", s.env.seed, k.name, round)
 	seed := h.Sum64() >> 1
 	p := params{
-		kind: k, seed: seed, coord: spec.CoordDynamo,
+		kind: k, seed: seed, store: k.store, coord: spec.CoordDynamo,
 		writers: 6, readers: 2,
 		domains:   []string{"d0", "d1/nested", "d2"},
 		keys:      []string{"k0", "k1", "dir/k2"},

@@ -45,6 +45,9 @@ type kind struct {
 	// altCoord, when set, is the coordinator of even rounds; odd rounds
 	// use the other one.
 	altCoord string
+	// store is where the run keeps its data: MinIO unless set. The
+	// kind skips when its emulator is not configured (needStore).
+	store storeKind
 }
 
 // pausePoint makes writer 1 stop itself mid-commit (versions uploaded,
@@ -357,6 +360,33 @@ var kinds = []*kind{
 		bit:       plainBit,
 	},
 
+	{
+		name: "gcs-sigstop",
+		// The bucket-leases run on fake-gcs-server: the sigstop fault,
+		// leases in the bucket (fence's default on GCS), and every
+		// writer, reader and the collector, and the suite itself,
+		// through objstore/gcsstore (cloud.google.com/go/storage). The
+		// record is the bucket's own: it has versioning on.
+		store:     storeGCS,
+		faultTTLs: 3,
+		setup:     func(p *params) { p.coord = spec.CoordBucket },
+		writers:   pausePoint,
+		inject:    stopStubbornHolder,
+		bit:       staleBit,
+	},
+	{
+		name: "azure-sigstop",
+		// The same on Azurite, through objstore/azblobstore
+		// (azure-sdk-for-go). Azurite keeps no versions: the record is
+		// the proxy's wire record (record_emul_test.go).
+		store:     storeAzure,
+		faultTTLs: 3,
+		setup:     func(p *params) { p.coord = spec.CoordBucket },
+		writers:   pausePoint,
+		inject:    stopStubbornHolder,
+		bit:       staleBit,
+	},
+
 	// Negative controls: each must be caught.
 	{
 		name: "control-unconditional", control: spec.BreakUnconditional,
@@ -370,6 +400,28 @@ var kinds = []*kind{
 		name: "control-412-ok", control: spec.Break412OK,
 		mustCatch: []string{"porcupine", "I1", "I4"},
 		faultTTLs: 4,
+		writers:   pausePoint,
+		inject:    func(*run) error { return nil },
+		bit:       staleBit,
+	},
+	{
+		// control-unconditional on fake-gcs-server and on Azurite, with
+		// leases in the bucket as in gcs-sigstop and azure-sigstop: the
+		// manifest writes go out without ifGenerationMatch (GCS) or
+		// If-Match and If-None-Match (Azure).
+		name: "control-unconditional-gcs", control: spec.BreakUnconditional, store: storeGCS,
+		mustCatch: []string{"porcupine", "I1", "I2", "I4"},
+		faultTTLs: 4,
+		setup:     func(p *params) { p.coord = spec.CoordBucket },
+		writers:   pausePoint,
+		inject:    func(*run) error { return nil },
+		bit:       staleBit,
+	},
+	{
+		name: "control-unconditional-azure", control: spec.BreakUnconditional, store: storeAzure,
+		mustCatch: []string{"porcupine", "I1", "I2", "I4"},
+		faultTTLs: 4,
+		setup:     func(p *params) { p.coord = spec.CoordBucket },
 		writers:   pausePoint,
 		inject:    func(*run) error { return nil },
 		bit:       staleBit,
@@ -449,14 +501,14 @@ var kinds = []*kind{
 func httpErrors(r *run) error {
 	start := hist.Now()
 	cfg := &spec.HTTPFaults{Refuse503: 0.05, Refuse500: 0.03, Applied503: 0.2}
-	for _, name := range r.s3Routes() {
+	for _, name := range r.storeRoutes() {
 		if _, err := r.proxy.setHTTP(name, cfg); err != nil {
 			return err
 		}
 	}
 	r.logf("HTTP faults on every S3 route, the readers' too: %+v", *cfg)
 	sleep(5 * r.p.ttl / 2)
-	for _, name := range r.s3Routes() {
+	for _, name := range r.storeRoutes() {
 		if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
 			return err
 		}
@@ -499,7 +551,7 @@ func wipeBit(rep *report) (bool, string) {
 // leases it forgets the manifest and the lease record the first time,
 // the lease record alone the second, and either or both the third.
 func forgetful(r *run) error {
-	routes := r.s3Routes()
+	routes := r.storeRoutes()
 	for i := range 3 {
 		d := r.p.domains[r.rng.IntN(len(r.p.domains))]
 		manifest, lease := format.ManifestKey(d), rules.SystemKey(d, bucketlease.RecordName)

@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // recorder records the tokens a driver issues to the probe, as the
@@ -148,7 +145,7 @@ func probeOnce(ctx context.Context, c *hist.Client, store *objstore.Store, co *r
 func (r *run) checkI7(ctx context.Context, domain string) (int, []violation) {
 	var vs []violation
 	key := format.ManifestKey(domain)
-	b := aws.String(r.bucket)
+	b := r.directBackend()
 	cases := []struct {
 		name string
 		body []byte // nil: delete the manifest
@@ -162,9 +159,9 @@ func (r *run) checkI7(ctx context.Context, domain string) (int, []violation) {
 	for _, tc := range cases {
 		var err error
 		if tc.body == nil {
-			_, err = r.s.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: b, Key: aws.String(key)})
+			err = b.Delete(ctx, key)
 		} else {
-			_, err = r.s.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String(key), Body: bytes.NewReader(tc.body)})
+			_, err = b.Put(ctx, key, bytes.NewReader(tc.body), int64(len(tc.body)), driver.PutOptions{})
 		}
 		if err != nil {
 			r.t.Fatalf("I7: make the manifest %s: %v", tc.name, err)
@@ -188,20 +185,20 @@ func (r *run) checkI7(ctx context.Context, domain string) (int, []violation) {
 		_, err = fence.Acquire(ctx, store, r.directCoord(), domain, &fence.AcquireOptions{Holder: "i7", TTL: r.p.ttl})
 		fail("fence.Acquire", err)
 		// Nothing was written over it.
-		out, err := r.s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: b, Key: aws.String(key)})
+		out, _, err := b.Get(ctx, key, driver.GetOptions{})
 		switch {
 		case tc.body == nil && err == nil:
-			out.Body.Close()
+			out.Close()
 			vs = append(vs, violation{"I7", "missing manifest: something created one"})
 		case tc.body == nil:
-			if !strings.Contains(err.Error(), "NoSuchKey") && !strings.Contains(err.Error(), "404") {
+			if !errors.Is(err, driver.ErrNotFound) {
 				r.t.Fatalf("I7: read the manifest back: %v", err)
 			}
 		case err != nil:
 			r.t.Fatalf("I7: read the manifest back: %v", err)
 		default:
-			data, _ := io.ReadAll(out.Body)
-			out.Body.Close()
+			data, _ := io.ReadAll(out)
+			out.Close()
 			if !bytes.Equal(data, tc.body) {
 				vs = append(vs, violation{"I7", fmt.Sprintf("%s manifest: it was overwritten with %.200q", tc.name, data)})
 			}

@@ -51,6 +51,7 @@ func (c *child) stopped() bool {
 type fleet struct {
 	bin, dir string
 	logf     func(format string, args ...any)
+	env      []string // added to every process's environment
 
 	mu       sync.Mutex
 	slots    []*child      // current writer of each slot
@@ -75,6 +76,9 @@ func (f *fleet) start(name string, slot int, kind string, cfg any) (*child, erro
 	}
 	defer logf.Close()
 	cmd := exec.Command(f.bin, kind, path)
+	if len(f.env) > 0 {
+		cmd.Env = append(os.Environ(), f.env...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, err

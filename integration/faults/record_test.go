@@ -102,9 +102,24 @@ func (d *domainRecord) findHolder(holder string, token uint64) []int {
 	return out
 }
 
-// readRecord lists and reads domain's record from bucket.
-func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*domainRecord, error) {
-	d := &domainRecord{domain: domain, versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
+func newDomainRecord(domain string) *domainRecord {
+	return &domainRecord{domain: domain, versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
+}
+
+// index fills byID and byAttempt from writes.
+func (d *domainRecord) index() {
+	for i, w := range d.writes {
+		if w.m != nil {
+			d.byID[w.m.Last.ID] = i
+			d.byAttempt[attemptOf(w.m.Last)] = i
+		}
+	}
+}
+
+// readS3Record lists and reads domain's record from a versioned S3
+// bucket.
+func readS3Record(ctx context.Context, c *s3.Client, bucket, domain string) (*domainRecord, error) {
+	d := newDomainRecord(domain)
 	mkey := format.ManifestKey(domain)
 	type mv struct {
 		id  string
@@ -167,11 +182,6 @@ func readRecord(ctx context.Context, c *s3.Client, bucket, domain string) (*doma
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	for i, w := range d.writes {
-		if w.m != nil {
-			d.byID[w.m.Last.ID] = i
-			d.byAttempt[attemptOf(w.m.Last)] = i
-		}
-	}
+	d.index()
 	return d, nil
 }

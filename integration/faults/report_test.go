@@ -41,6 +41,7 @@ type report struct {
 	Domains   []string `json:"domains"`
 	TTL       float64  `json:"ttl_seconds"`
 	Coord     string   `json:"coordinator"` // dynamodb or bucket
+	Store     string   `json:"store"`       // MinIO, fake-gcs-server or Azurite
 
 	Ops          map[string]map[string]int `json:"operations"` // op -> outcome -> count
 	Recovered    int                       `json:"commits_recovered_by_read_back"`
@@ -118,6 +119,7 @@ func (r *run) finish(ctx context.Context) *report {
 	rep := &report{
 		Kind: r.p.kind.name, Control: r.p.kind.control != "", Seed: r.p.seed, SuiteSeed: r.s.env.seed,
 		Writers: r.p.writers, Readers: r.p.readers, Domains: r.p.domains, TTL: r.p.ttl.Seconds(), Coord: r.p.coord,
+		Store:  r.p.store.String(),
 		Replay: fmt.Sprintf("%s=%d %s=%s go test -count=1 -run 'TestFaults$' -v ./integration/faults/ (with the servers of deploy/local/servers.sh)", envSeed, r.s.env.seed, envKinds, r.p.kind.name),
 	}
 	if r.s.env.soak > 0 {
@@ -128,7 +130,7 @@ func (r *run) finish(ctx context.Context) *report {
 	r.ensureServers()
 	rec8, v8 := r.probeI8()
 	rep.Recovery = rec8
-	for _, name := range r.s3Routes() {
+	for _, name := range r.storeRoutes() {
 		st, err := r.proxy.setHTTP(name, nil)
 		if err == nil {
 			rep.HTTPFaults.Requests += st.Requests
@@ -155,7 +157,7 @@ func (r *run) finish(ctx context.Context) *report {
 	co := r.directCoord()
 	reader := objstore.New(r.directBackend(), &objstore.Options{SkipProbe: true})
 	for _, d := range r.p.domains {
-		rec, err := readRecord(ctx, r.s.s3, r.bucket, d)
+		rec, err := r.readRecord(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -560,8 +562,8 @@ func (rep *report) summary() string {
 	if rep.Control {
 		kind += " (negative control)"
 	}
-	fmt.Fprintf(&b, "run %s: seed %d (suite seed %d), %.1fs, %d writers, %d readers, 1 collector, domains %s, TTL %.1fs, coordinator %s\n",
-		kind, rep.Seed, rep.SuiteSeed, rep.Duration, rep.Writers, rep.Readers, strings.Join(rep.Domains, ","), rep.TTL, rep.Coord)
+	fmt.Fprintf(&b, "run %s: seed %d (suite seed %d), %.1fs, %d writers, %d readers, 1 collector, domains %s, TTL %.1fs, store %s, coordinator %s\n",
+		kind, rep.Seed, rep.SuiteSeed, rep.Duration, rep.Writers, rep.Readers, strings.Join(rep.Domains, ","), rep.TTL, rep.Store, rep.Coord)
 	fmt.Fprintf(&b, "  operations:")
 	for _, op := range slices.Sorted(maps.Keys(rep.Ops)) {
 		fmt.Fprintf(&b, " %s{", op)

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/storage"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dyntypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
@@ -26,7 +26,6 @@ import (
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
-	"github.com/fencedstore/fence/objstore/s3store"
 	"github.com/fencedstore/fence/rules"
 )
 
@@ -40,12 +39,18 @@ type suite struct {
 	s3       *s3.Client
 	dyn      *dynamodb.Client
 	out      string // where reports go
+
+	// The client of fake-gcs-server (see gcsClient).
+	gcsOnce sync.Once
+	gcs     *storage.Client
+	gcsErr  error
 }
 
 // params are one run's settings.
 type params struct {
 	kind      *kind
 	seed      uint64
+	store     storeKind
 	coord     string // spec.CoordDynamo or spec.CoordBucket
 	writers   int
 	readers   int
@@ -125,30 +130,41 @@ func (r *run) execute() *report {
 	ctx := context.Background()
 	r.ensureServers()
 	r.provision(ctx)
-	r.openDirect()
 
-	routes := make([]spec.Route, 0, 2*r.p.writers+1)
-	for _, name := range r.s3Routes() {
-		routes = append(routes, spec.Route{Name: name, Upstream: r.s.minio.addr(), HTTP: true})
+	// On Azurite, which keeps no versions, every route to the store is
+	// recorded (record_emul_test.go), the suite's own too.
+	wire := r.p.store == storeAzure
+	names := r.storeRoutes()
+	if wire {
+		names = append(names, directRoute)
+	}
+	routes := make([]spec.Route, 0, len(names)+r.p.writers)
+	for _, name := range names {
+		routes = append(routes, spec.Route{Name: name, Upstream: r.upstream(), HTTP: true, Record: wire, UpstreamHost: r.p.store == storeGCS})
 	}
 	for i := range r.p.writers {
 		routes = append(routes, spec.Route{Name: fmt.Sprintf("dyn-%d", i), Upstream: r.s.dynalite.addr()})
 	}
-	px, err := startProxy(r.s.bin, r.dir, spec.Proxy{Routes: routes, Seed: r.p.seed})
+	pcfg := spec.Proxy{Routes: routes, Seed: r.p.seed}
+	if wire {
+		pcfg.Record = r.wirePath()
+	}
+	px, err := startProxy(r.s.bin, r.dir, pcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.proxy = px
 	defer px.stop()
+	r.openDirect()
 
-	r.fleet = &fleet{bin: r.s.bin, dir: r.dir, logf: r.logf}
+	r.fleet = &fleet{bin: r.s.bin, dir: r.dir, logf: r.logf, env: r.childEnv()}
 	defer r.fleet.kill()
 	if err := r.fleet.startWriters(r.writerConfigs()); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.fleet.startGC(spec.GC{
 		Client: "gc", History: filepath.Join(r.dir, "hist-gc.jsonl"),
-		Backend: "s3", S3: "http://" + r.proxy.addr(gcRoute), Bucket: r.bucket, Domains: r.p.domains,
+		Backend: r.backend(spec.BackendS3), Endpoint: r.endpointAt(r.proxy.addr(gcRoute)), Bucket: r.bucket, Domains: r.p.domains,
 		Seed: r.p.seed, PauseMillis: 50, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
 		Break: r.p.kind.control,
 	}); err != nil {
@@ -156,7 +172,7 @@ func (r *run) execute() *report {
 	}
 	if err := r.fleet.startReader(spec.Reader{
 		Clients: clientNames("r", r.p.readers), History: filepath.Join(r.dir, "hist-readers.jsonl"),
-		Backend: "minio", S3: "http://" + r.proxy.addr(readerRoute), Bucket: r.bucket, Domains: r.p.domains,
+		Backend: r.backend(spec.BackendMinio), Endpoint: r.endpointAt(r.proxy.addr(readerRoute)), Bucket: r.bucket, Domains: r.p.domains,
 		Seed: r.p.seed, PauseMillis: 60, OpTimeoutMillis: r.p.opTimeout.Milliseconds(),
 		Plain: r.p.plain, Keys: r.p.keys,
 	}); err != nil {
@@ -204,19 +220,11 @@ func (r *run) execute() *report {
 	return rep
 }
 
-// provision creates the run's bucket, with versioning so that the store
-// keeps every manifest write, and its table.
+// provision creates the run's bucket (provisionStore) and its table.
 func (r *run) provision(ctx context.Context) {
-	t := r.t
-	b := aws.String(r.bucket)
-	if _, err := r.s.s3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: b}); err != nil {
-		t.Fatalf("create bucket %s: %v", r.bucket, err)
-	}
-	if _, err := r.s.s3.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: b, VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
-		t.Fatalf("enable versioning on %s: %v", r.bucket, err)
-	}
+	r.provisionStore(ctx)
 	if err := dynamocoord.CreateTable(ctx, r.s.dyn, r.table); err != nil {
-		t.Fatalf("create table %s: %v", r.table, err)
+		r.t.Fatalf("create table %s: %v", r.table, err)
 	}
 }
 
@@ -228,20 +236,21 @@ func clientNames(prefix string, n int) []string {
 	return out
 }
 
-// writerConfigs returns the writers' configurations: half use
-// aws-sdk-go-v2 and half minio-go, half are stubborn (they go on
+// writerConfigs returns the writers' configurations: on MinIO half use
+// aws-sdk-go-v2 and half minio-go (on an emulator, its cloud's SDK),
+// half are stubborn (they go on
 // committing for a while after their session ended, until fenced), and
 // the fault kind adjusts them.
 func (r *run) writerConfigs() []spec.Writer {
 	out := make([]spec.Writer, r.p.writers)
 	for i := range out {
 		w := spec.Writer{
-			Client:  fmt.Sprintf("w%d", i),
-			History: filepath.Join(r.dir, fmt.Sprintf("hist-w%d.jsonl", i)),
-			Backend: []string{"s3", "minio"}[i%2],
-			S3:      "http://" + r.proxy.addr(fmt.Sprintf("s3-%d", i)),
-			Dynamo:  "http://" + r.proxy.addr(fmt.Sprintf("dyn-%d", i)),
-			Bucket:  r.bucket, Table: r.table, Coord: r.p.coord,
+			Client:   fmt.Sprintf("w%d", i),
+			History:  filepath.Join(r.dir, fmt.Sprintf("hist-w%d.jsonl", i)),
+			Backend:  r.backend([]string{spec.BackendS3, spec.BackendMinio}[i%2]),
+			Endpoint: r.endpointAt(r.proxy.addr(fmt.Sprintf("s3-%d", i))),
+			Dynamo:   "http://" + r.proxy.addr(fmt.Sprintf("dyn-%d", i)),
+			Bucket:   r.bucket, Table: r.table, Coord: r.p.coord,
 			Domains: r.p.domains, Keys: r.p.keys,
 			Seed:            r.rng.Uint64(),
 			TTLMillis:       r.p.ttl.Milliseconds(),
@@ -438,17 +447,18 @@ func (r *run) takeOver(domain, key string, plainCopies bool) error {
 	return probeOnce(ctx, c, store, &recorder{Driver: r.directCoord().Driver(), c: c}, domain, []string{key}, r.p.ttl)
 }
 
-// readerRoute is the proxy route of the reader processes to MinIO, and
-// gcRoute the garbage collector's.
+// readerRoute is the proxy route of the reader processes to the store,
+// and gcRoute the garbage collector's.
 const (
 	readerRoute = "s3-readers"
 	gcRoute     = "s3-gc"
 )
 
-// s3Routes names the proxy routes to MinIO, each with an HTTP fault
-// layer: one per writer slot ("s3-<slot>"), the readers' route and the
+// storeRoutes names the proxy routes of the run's processes to the store
+// (MinIO, or an emulator), each with an HTTP fault layer: one per writer
+// slot ("s3-<slot>", whatever the store), the readers' route and the
 // collector's.
-func (r *run) s3Routes() []string {
+func (r *run) storeRoutes() []string {
 	names := make([]string, 0, r.p.writers+2)
 	for i := range r.p.writers {
 		names = append(names, fmt.Sprintf("s3-%d", i))
@@ -503,7 +513,7 @@ func (r *run) heal() {
 	if err := r.proxy.heal(); err != nil {
 		r.t.Errorf("heal the proxy: %v", err)
 	}
-	for _, name := range r.s3Routes() {
+	for _, name := range r.storeRoutes() {
 		if _, err := r.proxy.setHTTP(name, &spec.HTTPFaults{}); err != nil {
 			r.t.Errorf("heal the HTTP faults: %v", err)
 		}
@@ -529,13 +539,11 @@ func (r *run) ensureServers() {
 	}
 }
 
-// openDirect opens the run's bucket and table without the fault proxy,
-// for the suite's own reads and writes. Both are safe for concurrent use.
+// openDirect opens the run's bucket and table for the suite's own reads
+// and writes, without faults (openStore). Both are safe for concurrent
+// use.
 func (r *run) openDirect() {
-	b, err := s3store.Open(context.Background(), r.bucket, "", &s3store.Options{Endpoint: r.s.minio.url(), Region: "us-east-1", PathStyle: true})
-	if err != nil {
-		r.t.Fatal(err)
-	}
+	b := r.openStore()
 	r.direct = b
 	if r.p.coord == spec.CoordBucket {
 		r.directCo = coord.New(bucketlease.New(b, nil))
@@ -583,9 +591,9 @@ func (r *run) watchServers() func() {
 	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }
 
-// directBackend returns the backend that reaches MinIO directly.
+// directBackend returns the suite's own backend of the store (openStore).
 func (r *run) directBackend() driver.Backend { return r.direct }
 
-// directCoord returns the run's coordinator, reaching dynalite (or, for
-// bucket leases, MinIO) directly.
+// directCoord returns the run's coordinator, reaching dynalite directly
+// (or, for bucket leases, the store through directBackend).
 func (r *run) directCoord() *coord.Coordinator { return r.directCo }

@@ -19,7 +19,7 @@ import (
 // counts. With cfg.Break set to spec.BreakGCUnnamed it runs a broken
 // collector instead (the negative control).
 func runGC(cfg spec.GC) error {
-	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
+	p, err := start(cfg.History, cfg.Backend, cfg.Endpoint, cfg.Bucket)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/gcsstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -50,14 +52,22 @@ func (p *proc) close() {
 	p.w.Close()
 }
 
-// openBackend opens the bucket through aws-sdk-go-v2 ("s3") or minio-go
-// ("minio").
+// openBackend opens the bucket (a container on Azure) at endpoint through
+// aws-sdk-go-v2 (spec.BackendS3), minio-go (spec.BackendMinio),
+// cloud.google.com/go/storage (spec.BackendGCS) or azure-sdk-for-go
+// (spec.BackendAzure, with the shared key of AZURE_STORAGE_ACCOUNT and
+// AZURE_STORAGE_KEY, which the suite sets), each as fence's own backend
+// for it opens it for a user.
 func openBackend(ctx context.Context, kind, endpoint, bucket string) (driver.Backend, error) {
 	switch kind {
-	case "s3":
+	case spec.BackendS3:
 		return s3store.Open(ctx, bucket, "", &s3store.Options{Endpoint: endpoint, Region: "us-east-1", PathStyle: true})
-	case "minio":
+	case spec.BackendMinio:
 		return miniostore.Open(endpoint, bucket, "", &miniostore.Options{Region: "us-east-1"})
+	case spec.BackendGCS:
+		return gcsstore.Open(ctx, bucket, "", &gcsstore.Options{Endpoint: endpoint})
+	case spec.BackendAzure:
+		return azblobstore.Open(ctx, bucket, "", &azblobstore.Options{Endpoint: endpoint})
 	}
 	return nil, fmt.Errorf("unknown backend %q", kind)
 }

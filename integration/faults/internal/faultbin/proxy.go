@@ -29,6 +29,13 @@ import (
 func runProxy(cfg spec.Proxy) error {
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
 	ready := spec.ProxyReady{Listen: map[string]string{}, HTTP: map[string]string{}}
+	var wire *wireRecord
+	if cfg.Record != "" {
+		var err error
+		if wire, err = openWireRecord(cfg.Record); err != nil {
+			return err
+		}
+	}
 	for i, r := range cfg.Routes {
 		p := toxiproxy.NewProxy(srv, r.Name, "127.0.0.1:0", r.Upstream)
 		if err := srv.Collection.Add(p, true); err != nil {
@@ -42,7 +49,13 @@ func runProxy(cfg spec.Proxy) error {
 		if err != nil {
 			return err
 		}
-		h := &httpFaults{upstream: p.Listen, direct: r.Upstream, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), buckets: map[string]driver.Backend{}}
+		h := &httpFaults{route: r.Name, upstream: p.Listen, direct: r.Upstream, upstreamHost: r.UpstreamHost, rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), buckets: map[string]driver.Backend{}}
+		if r.Record {
+			if wire == nil {
+				return fmt.Errorf("route %s: Record needs the proxy's Record file", r.Name)
+			}
+			h.wire = wire
+		}
 		h.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		go http.Serve(ln, h)
 		ready.HTTP[r.Name] = ln.Addr().String()
@@ -69,9 +82,13 @@ func runProxy(cfg spec.Proxy) error {
 // configuration is set and its counters read at /_faults (no bucket name
 // starts with "_").
 type httpFaults struct {
+	route    string
 	upstream string
 	direct   string // the server itself, host:port, bypassing toxiproxy
 	client   *http.Client
+	wire     *wireRecord // nil unless the route is recorded
+	// upstreamHost: send direct as the Host header (spec.Route.UpstreamHost).
+	upstreamHost bool
 
 	mu      sync.Mutex
 	cfg     spec.HTTPFaults
@@ -137,7 +154,16 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.URL.Scheme = "http"
 	out.URL.Host = h.upstream
 	out.Host = r.Host // the request is signed for this host
-	resp, err := h.client.Do(out)
+	if h.upstreamHost {
+		out.Host = h.direct
+	}
+	var resp *http.Response
+	var err error
+	if domain, manifest, ok := wireTarget(r); ok && h.wire != nil {
+		resp, err = h.wire.roundTrip(h.client, h.route, r, out, domain, manifest)
+	} else {
+		resp, err = h.client.Do(out)
+	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -190,7 +216,7 @@ func (h *httpFaults) remove(ctx context.Context, bucket, key string) error {
 	h.mu.Unlock()
 	if !ok {
 		var err error
-		if b, err = openBackend(ctx, "s3", "http://"+h.direct, bucket); err != nil {
+		if b, err = openBackend(ctx, spec.BackendS3, "http://"+h.direct, bucket); err != nil {
 			return err
 		}
 		h.mu.Lock()

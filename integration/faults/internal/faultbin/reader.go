@@ -14,7 +14,7 @@ import (
 )
 
 func runReader(cfg spec.Reader) error {
-	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
+	p, err := start(cfg.History, cfg.Backend, cfg.Endpoint, cfg.Bucket)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type writer struct {
 }
 
 func runWriter(cfg spec.Writer) error {
-	p, err := start(cfg.History, cfg.Backend, cfg.S3, cfg.Bucket)
+	p, err := start(cfg.History, cfg.Backend, cfg.Endpoint, cfg.Bucket)
 	if err != nil {
 		return err
 	}

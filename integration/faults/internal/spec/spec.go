@@ -27,6 +27,21 @@ const (
 	PointAfterPlainPut = "after-plain-put"
 )
 
+// Backends a writer, reader or collector opens its bucket with.
+const (
+	// BackendS3 is objstore/s3store (aws-sdk-go-v2) at an S3 endpoint.
+	BackendS3 = "s3"
+	// BackendMinio is objstore/miniostore (minio-go) at an S3 endpoint.
+	BackendMinio = "minio"
+	// BackendGCS is objstore/gcsstore (cloud.google.com/go/storage) at a
+	// GCS emulator's base URL, without credentials.
+	BackendGCS = "gcs"
+	// BackendAzure is objstore/azblobstore (azure-sdk-for-go's azblob)
+	// at a blob service URL, with the shared key of AZURE_STORAGE_ACCOUNT
+	// and AZURE_STORAGE_KEY.
+	BackendAzure = "azure"
+)
+
 // Lease coordinators a writer can use.
 const (
 	// CoordDynamo is coord/dynamocoord on the run's table.
@@ -66,14 +81,17 @@ const (
 type Writer struct {
 	Client  string `json:"client"`
 	History string `json:"history"` // file to append records to
-	Backend string `json:"backend"` // "s3" (aws-sdk-go-v2) or "minio" (minio-go)
-	S3      string `json:"s3"`      // endpoint, usually through the fault proxy
-	Dynamo  string `json:"dynamo"`  // endpoint, usually through the fault proxy
-	Bucket  string `json:"bucket"`
-	Table   string `json:"table"`
+	Backend string `json:"backend"` // see Backend* below
+	// Endpoint is the store's, usually through the fault proxy: an S3
+	// endpoint, fake-gcs-server's base URL, or Azure's blob service URL
+	// (http://HOST:PORT/ACCOUNT).
+	Endpoint string `json:"endpoint"`
+	Dynamo   string `json:"dynamo"` // endpoint, usually through the fault proxy
+	Bucket   string `json:"bucket"`
+	Table    string `json:"table"`
 	// Coord is the lease coordinator: CoordDynamo (tokens from the
 	// table) or CoordBucket (lease records in the bucket, reached
-	// through the S3 endpoint).
+	// through Endpoint).
 	Coord   string   `json:"coord"`
 	Domains []string `json:"domains"`
 	Keys    []string `json:"keys"`
@@ -145,13 +163,13 @@ func (w Writer) TTL() time.Duration { return time.Duration(w.TTLMillis) * time.M
 
 // Reader configures one reader process; each client is a goroutine.
 type Reader struct {
-	Clients []string `json:"clients"`
-	History string   `json:"history"`
-	Backend string   `json:"backend"`
-	S3      string   `json:"s3"`
-	Bucket  string   `json:"bucket"`
-	Domains []string `json:"domains"`
-	Seed    uint64   `json:"seed"`
+	Clients  []string `json:"clients"`
+	History  string   `json:"history"`
+	Backend  string   `json:"backend"`
+	Endpoint string   `json:"endpoint"`
+	Bucket   string   `json:"bucket"`
+	Domains  []string `json:"domains"`
+	Seed     uint64   `json:"seed"`
 	// PauseMillis is the pause between two reads of one client.
 	PauseMillis     int64 `json:"pause_ms"`
 	OpTimeoutMillis int64 `json:"op_timeout_ms"`
@@ -165,13 +183,13 @@ type Reader struct {
 // GC configures the garbage collector process: one client that runs
 // Store.Collect with a grace of 0 over every domain, again and again.
 type GC struct {
-	Client  string   `json:"client"`
-	History string   `json:"history"`
-	Backend string   `json:"backend"`
-	S3      string   `json:"s3"`
-	Bucket  string   `json:"bucket"`
-	Domains []string `json:"domains"`
-	Seed    uint64   `json:"seed"`
+	Client   string   `json:"client"`
+	History  string   `json:"history"`
+	Backend  string   `json:"backend"`
+	Endpoint string   `json:"endpoint"`
+	Bucket   string   `json:"bucket"`
+	Domains  []string `json:"domains"`
+	Seed     uint64   `json:"seed"`
 	// PauseMillis is the pause between two passes over the domains.
 	PauseMillis     int64 `json:"pause_ms"`
 	OpTimeoutMillis int64 `json:"op_timeout_ms"`
@@ -195,12 +213,55 @@ type Route struct {
 	Name     string `json:"name"`
 	Upstream string `json:"upstream"`
 	HTTP     bool   `json:"http"`
+	// UpstreamHost makes the route's HTTP layer send Upstream as the
+	// requests' Host header instead of the client's. fake-gcs-server
+	// needs it: it serves path-style reads (/BUCKET/OBJECT, which the
+	// GCS SDK sends for every read) only to requests whose Host is its
+	// own, and answers 404 to the others. Only for requests whose
+	// signature does not cover Host (never S3's).
+	UpstreamHost bool `json:"upstream_host,omitempty"`
+	// Record makes the route's HTTP layer log to Proxy.Record every
+	// write of a manifest or version object and every delete of a
+	// version object, with the server's answer (see WireWrite). Only
+	// for Azure's blob API (path-style URLs, /ACCOUNT/CONTAINER/KEY).
+	Record bool `json:"record,omitempty"`
 }
 
 // Proxy configures the fault proxy process.
 type Proxy struct {
 	Routes []Route `json:"routes"`
 	Seed   uint64  `json:"seed"`
+	// Record is the file the routes with Record append WireWrite lines
+	// to.
+	Record string `json:"record,omitempty"`
+}
+
+// WireWrite is one line of the wire record (Proxy.Record): a write the
+// HTTP layer forwarded and the answer the server gave it. It stands in
+// for a versioned bucket on a store that keeps no versions (Azurite):
+// the layer sends a domain's manifest writes and version deletes to the
+// server one at a time, and stamps each with At once its answer came, so
+// that their order by At is the order the server applied them.
+type WireWrite struct {
+	// At is hist.Now() when the server's answer came (or when the layer
+	// gave up waiting for it).
+	At     int64  `json:"at"`
+	Route  string `json:"route"`
+	Method string `json:"method"` // PUT or DELETE
+	// Path is the URL path, unescaped: /ACCOUNT/CONTAINER/KEY.
+	Path string `json:"path"`
+	// Comp is the request's comp query parameter: "" for Put Blob,
+	// "blocklist" for Put Block List.
+	Comp string `json:"comp,omitempty"`
+	// Status is the server's answer; 0 when none came (Err says why).
+	Status int    `json:"status"`
+	Err    string `json:"err,omitempty"`
+	// ETag is the answer's ETag header.
+	ETag        string `json:"etag,omitempty"`
+	IfMatch     string `json:"if_match,omitempty"`
+	IfNoneMatch string `json:"if_none_match,omitempty"`
+	// Body is a manifest write's body.
+	Body []byte `json:"body,omitempty"`
 }
 
 // ProxyReady is what the fault proxy prints on its first line of output.
