@@ -55,7 +55,7 @@ func TestPublishesOnSuccess(t *testing.T) {
 	dir := t.TempDir()
 	script := `mkdir -p "$OUT/sub" && echo "$FENCE_DOMAIN $FENCE_TOKEN $FENCE_HOLDER" > "$OUT/env.txt" && echo b > "$OUT/sub/b.csv"`
 	res, err := job.Run(ctx, store, c, "reports", sh(script), &job.Options{
-		Holder: "cron", TTL: time.Second, Env: []string{"OUT=" + dir},
+		Holder: "cron", TTL: 10 * time.Second, Env: []string{"OUT=" + dir},
 		Publish: &job.Publish{Dir: dir, Prefix: "daily"},
 	})
 	if err != nil || res.ExitCode != 0 || res.Published == nil {
@@ -83,7 +83,7 @@ func TestFailurePublishesNothing(t *testing.T) {
 	store, c := setup(t, nil)
 	dir := t.TempDir()
 	res, err := job.Run(ctx, store, c, "d", sh(`echo half > "$OUT/x"; exit 3`), &job.Options{
-		TTL: time.Second, Env: []string{"OUT=" + dir}, Publish: &job.Publish{Dir: dir},
+		TTL: 10 * time.Second, Env: []string{"OUT=" + dir}, Publish: &job.Publish{Dir: dir},
 	})
 	if err != nil || res.ExitCode != 3 || res.Published != nil {
 		t.Fatalf("Run = %+v, %v; want exit 3, nothing published", res, err)
@@ -159,7 +159,7 @@ func TestNothingOutlivesTheJob(t *testing.T) {
 	store, c := setup(t, nil)
 	dir := t.TempDir()
 	res, err := job.Run(t.Context(), store, c, "d", sh(`sleep 60 & echo $$ > "$PIDS/leader"; exit 0`), &job.Options{
-		TTL: time.Second, Grace: 200 * time.Millisecond, Env: []string{"PIDS=" + dir},
+		TTL: 10 * time.Second, Grace: 200 * time.Millisecond, Env: []string{"PIDS=" + dir},
 	})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run = %+v, %v", res, err)
@@ -184,7 +184,7 @@ func TestSignalsAreForwarded(t *testing.T) {
 		}
 	}()
 	res, err := job.Run(t.Context(), store, c, "d", sh(`trap 'exit 7' INT; touch "$D/ready"; while :; do sleep 0.05; done`), &job.Options{
-		TTL: time.Second, Env: []string{"D=" + dir}, Signals: sigs,
+		TTL: 10 * time.Second, Env: []string{"D=" + dir}, Signals: sigs,
 	})
 	if err != nil || res.ExitCode != 7 {
 		t.Fatalf("Run = %+v, %v; want the command's exit 7 after SIGINT", res, err)
@@ -198,7 +198,7 @@ func TestFencedPublish(t *testing.T) {
 	store, c := setup(t, nil)
 	out := t.TempDir()
 	first, err := job.Run(ctx, store, c, "d", sh(`echo first > "$OUT/r.csv"`), &job.Options{
-		TTL: time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out},
+		TTL: 10 * time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out},
 	})
 	if err != nil {
 		t.Fatalf("first job: %v", err)
@@ -207,7 +207,7 @@ func TestFencedPublish(t *testing.T) {
 	// report, and the domain is fenced above its token then, as a newer
 	// holder would.
 	_, err = job.Run(ctx, store, c, "d", sh(`echo late > "$OUT/r.csv"; echo written`), &job.Options{
-		TTL: time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out},
+		TTL: 10 * time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out},
 		Stdout: onWrite(func() {
 			if _, ferr := store.Fence(ctx, "d", first.Lease.Token+10); ferr != nil {
 				t.Errorf("fence: %v", ferr)
@@ -254,7 +254,7 @@ func TestPublishIsAtomic(t *testing.T) {
 	}()
 	script := `i=0; while [ $i -lt 40 ]; do echo "row $i" > "$OUT/part-$i.csv"; i=$((i+1)); done`
 	res, err := job.Run(ctx, store, c, "d", sh(script), &job.Options{
-		TTL: time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out, Prefix: "set"},
+		TTL: 10 * time.Second, Env: []string{"OUT=" + out}, Publish: &job.Publish{Dir: out, Prefix: "set"},
 	})
 	close(stop)
 	sizes := <-seen

@@ -98,6 +98,19 @@ fence_npm_install() {
 
 fence_install_dynalite() { fence_npm_install dynalite "$FENCE_DYNALITE_PACKAGE" dynalite; }
 
+# fence_dynalite_wrapper writes to $1 a script that runs dynalite under
+# node with deploy/local/dynalite-guard.cjs loaded (a client that hangs up
+# mid-request must not kill the server; see that file). It execs node, so
+# the script's pid is dynalite's and a kill reaches it.
+fence_dynalite_wrapper() {
+	local node cli guard
+	node=$(command -v node) || { fence_log "node not found"; return 1; }
+	cli="$FENCE_CACHE/dynalite/node_modules/dynalite/cli.js"
+	guard="$(fence_repo_root)/deploy/local/dynalite-guard.cjs"
+	printf '#!/bin/sh\nexec %q --require %q %q "$@"\n' "$node" "$guard" "$cli" >"$1"
+	chmod +x "$1"
+}
+
 # versitygw: a second S3 implementation, with its POSIX backend (one
 # directory per bucket, one file per object). Kept in functions of its own.
 
@@ -231,7 +244,8 @@ fence_servers_start() {
 		--address "127.0.0.1:$s3port" --console-address "127.0.0.1:$consoleport" \
 		"$FENCE_SERVERS_TMP/minio" >"$FENCE_SERVERS_TMP/minio.log" 2>&1 &
 	FENCE_MINIO_PID=$!
-	"$FENCE_CACHE/dynalite/node_modules/.bin/dynalite" --host 127.0.0.1 --port "$dynport" \
+	fence_dynalite_wrapper "$FENCE_SERVERS_TMP/dynalite-guarded"
+	"$FENCE_SERVERS_TMP/dynalite-guarded" --host 127.0.0.1 --port "$dynport" \
 		--path "$FENCE_SERVERS_TMP/dynalite" >"$FENCE_SERVERS_TMP/dynalite.log" 2>&1 &
 	FENCE_DYNALITE_PID=$!
 	fence_dynamodb_local_launch || return 1
@@ -243,7 +257,7 @@ fence_servers_start() {
 	export FENCE_TEST_DYNAMODB_ENDPOINT="http://127.0.0.1:$dynport"
 	# For tests that restart or start their own servers.
 	export FENCE_TEST_MINIO_BIN="$FENCE_CACHE/bin/minio"
-	export FENCE_TEST_DYNALITE_BIN="$FENCE_CACHE/dynalite/node_modules/.bin/dynalite"
+	export FENCE_TEST_DYNALITE_BIN="$FENCE_SERVERS_TMP/dynalite-guarded"
 	fence_log "MinIO at $FENCE_TEST_S3_ENDPOINT (pid $FENCE_MINIO_PID), dynalite at $FENCE_TEST_DYNAMODB_ENDPOINT (pid $FENCE_DYNALITE_PID)"
 	fence_versitygw_start || return 1
 	fence_azurite_start || return 1
