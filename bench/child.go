@@ -16,8 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
+	"github.com/fencedstore/fence/objstore/gcsstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -44,7 +46,7 @@ type childSpec struct {
 // backendSpec says how a child reopens the parent's backend. Credentials
 // come from the environment the child inherits, as the parent's did.
 type backendSpec struct {
-	Kind      string `json:"kind"` // "s3", "minio" or "file"
+	Kind      string `json:"kind"` // "s3", "minio", "gs", "azblob" or "file"
 	Endpoint  string `json:"endpoint,omitempty"`
 	Region    string `json:"region,omitempty"`
 	PathStyle bool   `json:"path_style,omitempty"`
@@ -71,6 +73,10 @@ func specFor(b driver.Backend) (backendSpec, error) {
 		u := *b.Client().EndpointURL()
 		u.User = nil
 		return backendSpec{Kind: "minio", Endpoint: u.Scheme + "://" + u.Host, Bucket: b.Bucket(), Prefix: b.Prefix()}, nil
+	case *gcsstore.Backend:
+		return backendSpec{Kind: "gs", Endpoint: b.Endpoint(), Bucket: b.Bucket(), Prefix: b.Prefix()}, nil
+	case *azblobstore.Backend:
+		return backendSpec{Kind: "azblob", Endpoint: b.Endpoint(), Bucket: b.Container(), Prefix: b.Prefix()}, nil
 	case *filestore.Backend:
 		return backendSpec{Kind: "file", Dir: b.Dir()}, nil
 	}
@@ -83,6 +89,10 @@ func (s backendSpec) open(ctx context.Context) (driver.Backend, error) {
 		return s3store.Open(ctx, s.Bucket, s.Prefix, &s3store.Options{Endpoint: s.Endpoint, Region: s.Region, PathStyle: s.PathStyle})
 	case "minio":
 		return miniostore.Open(s.Endpoint, s.Bucket, s.Prefix, nil)
+	case "gs":
+		return gcsstore.Open(ctx, s.Bucket, s.Prefix, &gcsstore.Options{Endpoint: s.Endpoint})
+	case "azblob":
+		return azblobstore.Open(ctx, s.Bucket, s.Prefix, &azblobstore.Options{Endpoint: s.Endpoint})
 	case "file":
 		return filestore.Open(s.Dir)
 	}

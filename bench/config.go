@@ -85,9 +85,10 @@ const (
 // finish in a few minutes against a local MinIO.
 type Config struct {
 	// Backend is the store to measure, already opened. Plain baselines
-	// use the same SDK client when it is an *s3store.Backend or a
-	// *miniostore.Backend, and the backend's own unconditional Put and Get
-	// otherwise. Run does not close it.
+	// use the same SDK client when it is an *s3store.Backend, a
+	// *miniostore.Backend, a *gcsstore.Backend or an *azblobstore.Backend,
+	// and the backend's own unconditional Put and Get otherwise. Run does
+	// not close it.
 	Backend driver.Backend
 	// Coordinator is the lease coordinator to measure. Default: bucket
 	// leases kept in Backend, as when no coordinator URL is given.

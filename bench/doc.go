@@ -29,9 +29,13 @@
 //
 // For an *s3store.Backend the plain calls go through its own *s3.Client
 // (aws-sdk-go-v2), for a *miniostore.Backend through its own
-// *minio.Client, to the same bucket and key prefix. Other backends
-// (memstore, filestore) are compared with their own unconditional Put
-// and Get.
+// *minio.Client, for a *gcsstore.Backend through its own *storage.Client
+// (cloud.google.com/go/storage: one Writer with the backend's chunk size,
+// one Reader; conditions are ifGenerationMatch), and for an
+// *azblobstore.Backend through its own *container.Client (one Put Blob,
+// one Get Blob; conditions are If-None-Match: * and If-Match), to the
+// same bucket or container and key prefix. Other backends (memstore,
+// filestore) are compared with their own unconditional Put and Get.
 //
 // # Memory
 //
@@ -40,11 +44,12 @@
 // variable FENCE_BENCH_MEMORY_CHILD set, and this package's init function
 // serves that request and exits before main runs. Any binary that links
 // this package, the fence CLI and test binaries alike, therefore works
-// without wiring. The child reopens the backend from its location (s3
-// and minio endpoints, bucket and prefix; a filestore's directory) with
-// default options and the credentials of the environment, streams the
-// body from a generator and reports VmHWM from /proc/self/status. A
-// memstore cannot be reopened, so its memory rows are skipped.
+// without wiring. The child reopens the backend from its location (s3,
+// minio, gs and azblob endpoints, bucket or container and prefix; a
+// filestore's directory) with default options and the credentials of
+// the environment, streams the body from a generator and reports VmHWM
+// from /proc/self/status. A memstore cannot be reopened, so its memory
+// rows are skipped.
 //
 // # Scratch data
 //

@@ -65,7 +65,7 @@ func (r *runner) domainsCase(ctx context.Context) []Row {
 		if n == 1 {
 			workers = "1 worker"
 		}
-		rows = append(rows, throughputRow(id, name, fmt.Sprintf("plain PutObjects of %s from %s, one key each", sizeName(size), workers),
+		rows = append(rows, throughputRow(id, name, fmt.Sprintf("plain %ss of %s from %s, one key each", r.plain.putCall(), sizeName(size), workers),
 			summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall)))
 	}
 	return rows

@@ -46,7 +46,7 @@ func (r *runner) getCase(ctx context.Context) []Row {
 			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricP50})...)
 			continue
 		}
-		rows = append(rows, latencyRow(id, name, "one plain GetObject of an object of the same size", lat[0], lat[1]))
+		rows = append(rows, latencyRow(id, name, "one plain "+r.plain.getCall()+" of an object of the same size", lat[0], lat[1]))
 		if size > coldGetMax {
 			continue
 		}
@@ -61,7 +61,7 @@ func (r *runner) getCase(ctx context.Context) []Row {
 			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricP50})...)
 			continue
 		}
-		rows = append(rows, latencyRow(id, name, "one plain GetObject of an object of the same size", lat[0], lat[1]))
+		rows = append(rows, latencyRow(id, name, "one plain "+r.plain.getCall()+" of an object of the same size", lat[0], lat[1]))
 	}
 	return rows
 }

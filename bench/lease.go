@@ -134,7 +134,7 @@ func (r *runner) bareWrite() (bareWrite, string) {
 		body := []byte(`{"format":"fence.lease/v1","token":1,"holder":"` + leaseHolder + `","expires":"2000-01-01T00:00:00Z"}` + "\n")
 		etag := ""
 		return bareWrite{
-			describe: "one conditional PutObject (If-Match on the last ETag) of a lease-sized object",
+			describe: fmt.Sprintf("one conditional %s (%s) of a lease-sized object", p.putCall(), p.condition()),
 			write: func(ctx context.Context) error {
 				next, err := p.putIfMatch(ctx, key, body, etag)
 				if err == nil {

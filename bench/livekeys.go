@@ -59,7 +59,7 @@ func (r *runner) liveKeysCase(ctx context.Context) []Row {
 	for i := range rows {
 		base, baseLat := liveKeysBaseline(counts[0]), lat[1]
 		if i == 0 {
-			base, baseLat = "one plain PutObject of the same bytes", lat[0]
+			base, baseLat = "one plain "+r.plain.putCall()+" of the same bytes", lat[0]
 		}
 		rows[i] = latencyRow(rows[i].ID, rows[i].Name, base, lat[i+1], baseLat)
 	}

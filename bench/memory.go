@@ -28,7 +28,7 @@ func (r *runner) memoryCase(ctx context.Context) []Row {
 	}
 	bs, err := specFor(r.cfg.Backend)
 	if err != nil {
-		put.Skipped = fmt.Sprintf("%v; measure with a file, s3 or minio store", err)
+		put.Skipped = fmt.Sprintf("%v; measure with a file, s3, minio, gs or azblob store", err)
 		get.Skipped = put.Skipped
 		return []Row{put, get}
 	}

@@ -11,7 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/gcsstore"
 	"github.com/fencedstore/fence/objstore/miniostore"
 	"github.com/fencedstore/fence/objstore/s3store"
 )
@@ -22,6 +24,13 @@ import (
 type plain interface {
 	// describe names the calls, for the report.
 	describe() string
+	// putCall and getCall name one put and one get, for the rows'
+	// baselines: "PutObject", "Put Blob".
+	putCall() string
+	getCall() string
+	// condition says what a conditional put carries when it replaces an
+	// object: "If-Match on the last ETag".
+	condition() string
 	// put writes data to key unconditionally: one PutObject.
 	put(ctx context.Context, key string, data []byte) error
 	// putIfMatch writes data to key if its ETag is etag, or if it does
@@ -35,14 +44,19 @@ type plain interface {
 	abortUploads(ctx context.Context, prefix string) (int, error)
 }
 
-// plainFor returns the baseline for b: the same SDK client for S3 and
-// MinIO backends, the backend's own unconditional calls otherwise.
+// plainFor returns the baseline for b: the same SDK client for S3, MinIO,
+// GCS and Azure Blob backends, the backend's own unconditional calls
+// otherwise.
 func plainFor(b driver.Backend) plain {
 	switch b := b.(type) {
 	case *s3store.Backend:
 		return &s3Plain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix()}
 	case *miniostore.Backend:
 		return &minioPlain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix()}
+	case *gcsstore.Backend:
+		return &gcsPlain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix(), chunk: b.ChunkSize()}
+	case *azblobstore.Backend:
+		return &azblobPlain{c: b.Client(), prefix: b.Prefix()}
 	}
 	return backendPlain{b}
 }
@@ -65,6 +79,10 @@ func whenRequired(o *s3.Options) {
 func (p *s3Plain) describe() string {
 	return "aws-sdk-go-v2 PutObject / GetObject on the backend's own *s3.Client"
 }
+
+func (p *s3Plain) putCall() string   { return "PutObject" }
+func (p *s3Plain) getCall() string   { return "GetObject" }
+func (p *s3Plain) condition() string { return "If-Match on the last ETag" }
 
 func (p *s3Plain) put(ctx context.Context, key string, data []byte) error {
 	_, err := p.putIfMatch(ctx, key, data, "-")
@@ -131,6 +149,10 @@ func (p *minioPlain) describe() string {
 	return "minio-go PutObject / GetObject on the backend's own *minio.Client"
 }
 
+func (p *minioPlain) putCall() string   { return "PutObject" }
+func (p *minioPlain) getCall() string   { return "GetObject" }
+func (p *minioPlain) condition() string { return "If-Match on the last ETag" }
+
 func (p *minioPlain) put(ctx context.Context, key string, data []byte) error {
 	_, err := p.c.PutObject(ctx, p.bucket, p.prefix+key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{})
 	if err != nil {
@@ -187,6 +209,10 @@ type backendPlain struct{ b driver.Backend }
 func (p backendPlain) describe() string {
 	return fmt.Sprintf("the backend's own Put / Get, unfenced (%T)", p.b)
 }
+
+func (p backendPlain) putCall() string   { return "Put" }
+func (p backendPlain) getCall() string   { return "Get" }
+func (p backendPlain) condition() string { return "Update of the last ETag" }
 
 func (p backendPlain) put(ctx context.Context, key string, data []byte) error {
 	_, err := p.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), driver.PutOptions{})

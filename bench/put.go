@@ -31,7 +31,7 @@ func (r *runner) putCase(ctx context.Context) []Row {
 			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricP50})...)
 			continue
 		}
-		rows = append(rows, latencyRow(id, name, "one plain PutObject of the same bytes", lat[0], lat[1]))
+		rows = append(rows, latencyRow(id, name, "one plain "+r.plain.putCall()+" of the same bytes", lat[0], lat[1]))
 		r.collect(ctx, domain)
 	}
 	return rows
@@ -72,7 +72,7 @@ func (r *runner) commitCase(ctx context.Context) []Row {
 		return errRows(err, Row{ID: id, Name: name, Metric: metricP50})
 	}
 	r.collect(ctx, domain)
-	return []Row{latencyRow(id, name, fmt.Sprintf("%d plain PutObjects, %d at a time (the store's upload parallelism)", n, r.par), lat[0], lat[1])}
+	return []Row{latencyRow(id, name, fmt.Sprintf("%d plain %ss, %d at a time (the store's upload parallelism)", n, r.plain.putCall(), r.par), lat[0], lat[1])}
 }
 
 // collect deletes the versions a row superseded, untimed, so that large

@@ -123,6 +123,9 @@ func s3Location(storeURL string, minioToo bool) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
+	if loc.Scheme == "gs" || loc.Scheme == "azblob" {
+		return Location{}, fmt.Errorf("%w, not %s: GCS and Azure have no bucket policy that refuses unconditional writes; fence policy without --apply or --check says what a writer, a reader and gc need there, and --iam ROLE prints a custom role", ErrNotS3, Redact(storeURL))
+	}
 	if loc.Scheme != "s3" && (!minioToo || loc.Scheme != "minio") {
 		return Location{}, fmt.Errorf("%w, not %s", ErrNotS3, Redact(storeURL))
 	}

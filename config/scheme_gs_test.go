@@ -114,8 +114,9 @@ func TestDoctorGSUnreachable(t *testing.T) {
 	}
 }
 
-// TestPolicyGS: fence policy writes AWS policies only, and says so for a
-// gs:// store (docs/stores.md lists the GCS IAM permissions instead).
+// TestPolicyGS: the AWS policy functions refuse a gs:// store, saying
+// that there is no bucket policy there (CloudRoles and CloudRole say
+// what applies instead, TestCloudRoles).
 func TestPolicyGS(t *testing.T) {
 	if _, err := BucketPolicy("gs://bucket", ""); !errors.Is(err, ErrNotS3) {
 		t.Errorf("BucketPolicy(gs://bucket) = %v; want ErrNotS3", err)

@@ -1,11 +1,7 @@
 package policy_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
-	"net/http/httptest"
 	"os"
 	"reflect"
 	"slices"
@@ -27,7 +23,6 @@ import (
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/s3store"
 	"github.com/fencedstore/fence/policy"
-	"github.com/fencedstore/fence/serve"
 )
 
 // actionOf maps each API operation fence's clients call to the IAM
@@ -102,19 +97,6 @@ func field(p any, name string) string {
 	return f.Elem().String()
 }
 
-// failing yields n bytes, then fails: an upload cut short.
-type failing struct{ n int }
-
-func (f *failing) Read(p []byte) (int, error) {
-	if f.n <= 0 {
-		return 0, errors.New("the source broke")
-	}
-	k := min(len(p), f.n)
-	clear(p[:k])
-	f.n -= k
-	return k, nil
-}
-
 // TestIAMPoliciesMatchCalls runs what each role does (a writer's leases,
 // commits of every size, a failed multipart upload, a takeover; a
 // reader's reads; a collection) against MinIO and dynalite, records
@@ -147,135 +129,27 @@ func TestIAMPoliciesMatchCalls(t *testing.T) {
 		_, _ = dyn.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(rec.table)})
 	})
 	const prefix = "tenant"
-	open := func(plain bool) (*objstore.Store, *coord.Coordinator) {
-		b, err := s3store.New(s3c, rec.bucket, prefix, &s3store.Options{PartSize: s3store.MinPartSize, MultipartThreshold: s3store.MinPartSize})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := dynamocoord.New(dyn, rec.table, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := coord.New(d)
-		return objstore.New(b, &objstore.Options{Issuer: fence.Issuer(c), PlainCopies: plain}), c
-	}
-
-	// Writer.
-	rec.as(string(policy.Writer))
-	store, c := open(false)
-	const domain = "reports/daily"
-	sess, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: "w1", Session: &coord.SessionOptions{TTL: 3 * time.Second, RenewEvery: 200 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := fence.NewHolder(sess, store)
-	big := bytes.Repeat([]byte("b"), 2*s3store.MinPartSize+1)
-	steps := []func() error{
-		func() error { _, err := h.Put(ctx, "small.csv", strings.NewReader("a,b\n"), 4); return err },
-		func() error {
-			_, err := h.Put(ctx, "streamed.bin", bytes.NewReader(big[:s3store.MinPartSize+1]), s3store.MinPartSize+1)
-			return err
-		},
-		func() error {
-			_, err := h.Put(ctx, "multipart.bin", struct{ io.Reader }{bytes.NewReader(big)}, -1)
-			return err
-		},
-		func() error {
-			_, err := h.Put(ctx, "broken.bin", &failing{n: s3store.MinPartSize + 10}, -1)
-			if err == nil {
-				return errors.New("a put from a broken source succeeded")
+	exerciseRoles(t, roleRig{
+		as: rec.as,
+		open: func(plain bool) (*objstore.Store, *coord.Coordinator) {
+			b, err := s3store.New(s3c, rec.bucket, prefix, &s3store.Options{PartSize: s3store.MinPartSize, MultipartThreshold: s3store.MinPartSize})
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
+			d, err := dynamocoord.New(dyn, rec.table, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := coord.New(d)
+			return objstore.New(b, &objstore.Options{Issuer: fence.Issuer(c), PlainCopies: plain}), c
 		},
-		func() error { _, err := h.Delete(ctx, "small.csv"); return err },
-		func() error { // leaves the first version for gc
-			_, err := h.Put(ctx, "streamed.bin", bytes.NewReader(big[1:s3store.MinPartSize+1]), s3store.MinPartSize)
-			return err
+		part: s3store.MinPartSize,
+		deleteFloor: func(domain string) {
+			if _, err := s3c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(rec.bucket), Key: aws.String(prefix + "/" + domain + "/_fence/floor.json")}); err != nil {
+				t.Fatal(err)
+			}
 		},
-		func() error { _, _, err := store.ReadAll(ctx, domain, "streamed.bin"); return err },
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(500 * time.Millisecond) // renewals
-	if _, err := fence.Break(ctx, store, c, domain, &fence.BreakOptions{Holder: "w2"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Put(ctx, "late.csv", strings.NewReader("x"), 1); !errors.Is(err, objstore.ErrFenced) && !errors.Is(err, coord.ErrLeaseLost) {
-		t.Fatalf("the old holder's put after the break = %v; want fenced or lease lost", err)
-	}
-	_ = sess.Release(ctx)
-	sess2, err := fence.Acquire(ctx, store, c, domain, &fence.AcquireOptions{Holder: "w3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sess2.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	// A writer with plain copies deletes them too.
-	rec.as(string(policy.Writer) + "+plain")
-	pstore, pc := open(true)
-	psess, err := fence.Acquire(ctx, pstore, pc, "plain", &fence.AcquireOptions{Holder: "p1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ph := fence.NewHolder(psess, pstore)
-	if _, err := ph.Put(ctx, "k", strings.NewReader("v"), 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ph.Delete(ctx, "k"); err != nil {
-		t.Fatal(err)
-	}
-	_ = psess.Release(ctx)
-
-	// Reader.
-	rec.as(string(policy.Reader))
-	rstore, rc := open(false)
-	if _, _, err := rstore.ReadAll(ctx, domain, "multipart.bin"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rstore.List(ctx, domain, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rstore.History(ctx, domain, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rc.State(ctx, domain); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := rstore.ReadAll(ctx, "never-written", "k"); !errors.Is(err, objstore.ErrNotFound) {
-		t.Fatalf("read of a domain never written = %v; want not found", err)
-	}
-	// fence serve's pages, as the reader.
-	srv := httptest.NewServer(serve.New(rstore, rc, nil).Handler())
-	for _, path := range []string{"/", "/domain/" + domain, "/domain/never-written"} {
-		resp, err := srv.Client().Get(srv.URL + path + "?format=json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if want := map[bool]int{true: 404, false: 200}[strings.HasSuffix(path, "never-written")]; resp.StatusCode != want {
-			t.Fatalf("fence serve %s: %d, want %d", path, resp.StatusCode, want)
-		}
-	}
-	srv.Close()
-
-	// Collector, on a domain whose floor marker is missing.
-	rec.as("admin")
-	if _, err := s3c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(rec.bucket), Key: aws.String(prefix + "/" + domain + "/_fence/floor.json")}); err != nil {
-		t.Fatal(err)
-	}
-	rec.as(string(policy.Collector))
-	gstore, _ := open(false)
-	if res, err := gstore.Collect(ctx, domain, 0); err != nil || res.Deleted == 0 {
-		t.Fatalf("collect = %+v, %v; want something deleted", res, err)
-	}
-	if _, err := gstore.Collect(ctx, "never-written", 0); err != nil && !errors.Is(err, objstore.ErrNotFound) {
-		t.Fatal(err)
-	}
+	})
 
 	rec.mu.Lock()
 	calls := slices.Clone(rec.calls)

@@ -12,4 +12,17 @@
 // Check and Merge compare a bucket's current policy with fence's and add
 // fence's statements to it, keeping the others. The fence policy command
 // prints, applies and checks them.
+//
+// Google Cloud Storage and Azure Blob Storage have no bucket policy that
+// refuses an unconditional write; for them the package writes identity
+// roles only:
+//
+//   - GCS, a custom role definition (gcloud iam roles create --file) with
+//     the storage.* permissions gcsstore's requests in a role need, and
+//     GCSPredefined, the predefined role that covers them;
+//   - Azure, a custom role definition (az role definition create) with
+//     the blob data actions azblobstore's requests in a role need, and
+//     AzurePredefined, the built-in role that covers them;
+//   - GCSSummary and AzureSummary, all three roles and what fence init
+//     and doctor need besides, as JSON or text.
 package policy

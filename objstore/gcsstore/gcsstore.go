@@ -71,6 +71,7 @@ type Backend struct {
 	name     string
 	prefix   string // "" or ends in "/"
 	location string
+	endpoint string // "" for GCS
 	project  string
 	emulated bool
 	chunk    int
@@ -99,7 +100,8 @@ func New(client *storage.Client, bucket, prefix, endpoint string, opts *Options)
 	}
 	b := &Backend{
 		client: client, bucket: client.Bucket(bucket), name: bucket, prefix: cleanPrefix(prefix),
-		project: o.Project, emulated: endpoint != "", chunk: o.ChunkSize, attempts: o.MaxAttempts,
+		endpoint: strings.TrimSuffix(redact(endpoint), "/"),
+		project:  o.Project, emulated: endpoint != "", chunk: o.ChunkSize, attempts: o.MaxAttempts,
 	}
 	b.location = location(bucket, b.prefix, endpoint)
 	return b, nil
@@ -237,6 +239,14 @@ func (b *Backend) Bucket() string { return b.name }
 
 // Prefix returns the key prefix, "" or ending in "/".
 func (b *Backend) Prefix() string { return b.prefix }
+
+// Endpoint returns the emulator endpoint the backend was made with, without
+// credentials, or "" for Google Cloud Storage itself.
+func (b *Backend) Endpoint() string { return b.endpoint }
+
+// ChunkSize returns the size of the chunks of a resumable upload, which is
+// also the largest body Put sends with one request.
+func (b *Backend) ChunkSize() int { return b.chunk }
 
 func (b *Backend) object(key string) *storage.ObjectHandle { return b.bucket.Object(b.prefix + key) }
 
