@@ -109,7 +109,6 @@ deploy_checks() {
 		echo "FENCE_DEPLOY_CHECKS=0: the deployment files are not validated" >&2
 		return
 	fi
-	export FENCE_TEST_CFN_SCHEMAS="${FENCE_CACHE:-$PWD/.cache}/deploy/cfn-schemas"
 	run bash deploy/tools/check.sh
 }
 
@@ -125,16 +124,82 @@ release_checks() {
 	fi
 	local targets=linux/amd64
 	[[ "${FENCE_RELEASE_ALL:-}" == 1 ]] && targets=linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64
-	export FENCE_TEST_RELEASE_DIR="$workdir/dist"
 	run bash deploy/release/build.sh "$FENCE_TEST_RELEASE_DIR" "$targets"
 	if [[ "$targets" != *windows* ]]; then
 		run env GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o /dev/null ./cmd/fence
 	fi
 }
 
+# The preparation runs as parallel jobs, each with its own log, printed
+# when it ends: the servers' installs, the deployment checks, the release
+# build, the Debian packages, go vet (whose compiled packages the fuzz
+# targets reuse) and the race build of every package (go vet -race, whose
+# compiled packages go test -race reuses: it links and runs). On a new
+# machine they wait on the module proxy, npm and apt as much as on the
+# CPU; one after another they took 34 of the 56 minutes of a run from
+# empty caches, and most of that time one core was idle.
+job_names=()
+job_pids=()
+start_job() {
+	local name=$1
+	shift
+	printf '+ [%s] %s\n' "$name" "$*" >&2
+	(set -euo pipefail; "$@") >"$workdir/job-$name.log" 2>&1 &
+	job_pids+=("$!")
+	job_names+=("$name")
+	on_exit "kill ${job_pids[-1]} 2>/dev/null"
+}
+# wait_jobs waits for every job, prints its log and how long it took, and
+# fails when any failed.
+wait_jobs() {
+	local i failed=()
+	for i in "${!job_pids[@]}"; do
+		if wait "${job_pids[$i]}"; then
+			printf -- '--- [%s] ok (done %ds into the run)\n' "${job_names[$i]}" "$SECONDS" >&2
+		else
+			printf -- '--- [%s] FAILED\n' "${job_names[$i]}" >&2
+			failed+=("${job_names[$i]}")
+		fi
+		sed "s/^/[${job_names[$i]}] /" "$workdir/job-${job_names[$i]}.log" >&2
+	done
+	if ((${#failed[@]})); then
+		echo "deploy/local/test.sh: failed: ${failed[*]}" >&2
+		return 1
+	fi
+}
+
+# install_packages installs the Debian packages the tests use: spin for
+# the model checks in model/ (required) and chromium for serve's browser
+# test (that test skips without it, saying so).
+install_packages() {
+	local want=()
+	command -v spin >/dev/null || want+=(spin)
+	[[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null && want+=(chromium)
+	((${#want[@]})) || return 0
+	if ! { run apt-get update -qq && DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq "${want[@]}" >/dev/null; }; then
+		echo "deploy/local/test.sh: apt-get could not install ${want[*]}" >&2
+	fi
+	if ! command -v spin >/dev/null; then
+		echo "deploy/local/test.sh: spin is not installed and apt-get could not install it; install spin (Debian: apt-get install -y spin) for the model checks in model/" >&2
+		return 1
+	fi
+}
+
+export FENCE_TEST_CFN_SCHEMAS="${FENCE_CACHE:-$PWD/.cache}/deploy/cfn-schemas"
+export FENCE_TEST_RELEASE_DIR="$workdir/dist"
+SECONDS=0
+if [[ "${FENCE_NO_SERVERS:-}" != 1 ]]; then
+	# shellcheck source=deploy/local/servers.sh
+	source deploy/local/servers.sh
+	start_job servers fence_servers_install
+fi
+start_job deploy deploy_checks
+start_job release release_checks
+start_job packages install_packages
+start_job vet go vet ./...
+start_job race-build go vet -race ./...
+wait_jobs
 start_servers
-deploy_checks
-release_checks
 
 # DynamoDB Local: servers.sh skips it without Java 17; say so again at the
 # end, where it is seen, since the DynamoDB tests then ran against dynalite
@@ -145,31 +210,17 @@ dynamodb_local_note() {
 	fi
 }
 
-# spin model-checks the commit protocol (model/, docs/model.md). With
+# spin model-checks the commit protocol (model/, docs/model.md): with
 # FENCE_TEST_SPIN=1 the model's test fails, instead of skipping, when spin
-# is missing.
-if ! command -v spin >/dev/null; then
-	if ! { run apt-get update -qq && run apt-get install -y -qq spin >/dev/null; }; then
-		echo "deploy/local/test.sh: spin is not installed and apt-get could not install it; install spin (Debian: apt-get install -y spin) for the model checks in model/" >&2
-		exit 1
-	fi
-fi
+# is missing. chromium drives serve's browser test (serve/browser_test.go)
+# through the DevTools protocol; without it that test skips, saying so.
+# FENCE_TEST_CHROMIUM names another Chrome or Chromium binary.
 export FENCE_TEST_SPIN=1
-
-# chromium drives serve's browser test (serve/browser_test.go) through the
-# DevTools protocol. When it cannot be installed that test skips, saying
-# so; FENCE_TEST_CHROMIUM names another Chrome or Chromium binary.
-if [[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null; then
-	if ! { run apt-get update -qq && run apt-get install -y -qq chromium >/dev/null; }; then
-		echo "deploy/local/test.sh: chromium is not installed and apt-get could not install it: serve's browser test will skip (set FENCE_TEST_CHROMIUM to a Chrome or Chromium binary)" >&2
-	fi
-fi
 if [[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && command -v chromium >/dev/null; then
 	FENCE_TEST_CHROMIUM="$(command -v chromium)"
 	export FENCE_TEST_CHROMIUM
 fi
 
-run go vet ./...
 # The servers' suites of objstore/s3store and objstore/miniostore run once
 # per S3 implementation (MinIO, versitygw): with the race detector on a
 # busy 2-core machine each package took up to about 9 minutes, near go
