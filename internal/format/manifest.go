@@ -229,6 +229,23 @@ func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[st
 // v3 when m holds inline values, else v1 when it has no shards and v2
 // otherwise. It sets m.Format.
 func Encode(m *Manifest) ([]byte, error) {
+	bp := encodeBufs.Get().(*[]byte)
+	defer encodeBufs.Put(bp)
+	b, err := AppendEncode((*bp)[:0], m)
+	if err != nil {
+		return nil, err
+	}
+	if cap(b) > maxPooledBuf {
+		return b, nil // not kept for the next Encode: it is the result
+	}
+	*bp = b
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out, nil
+}
+
+// AppendEncode appends Encode's encoding of m to b. It sets m.Format.
+func AppendEncode(b []byte, m *Manifest) ([]byte, error) {
 	switch {
 	case m.HasInline():
 		m.Format = ManifestV3
@@ -237,11 +254,11 @@ func Encode(m *Manifest) ([]byte, error) {
 	default:
 		m.Format = ManifestV2
 	}
-	data, err := json.Marshal(m)
+	b, err := appendEncoding(b, m)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest of %q: %w", m.Domain, err)
 	}
-	return append(data, '\n'), nil
+	return b, nil
 }
 
 // Decode decodes and checks the manifest stored at objectKey for domain.
