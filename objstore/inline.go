@@ -51,7 +51,7 @@ func (c *commit) inline(ch Change) (e format.Entry, rest Change, ok bool, err er
 	if ch.Size >= 0 {
 		want = ch.Size + 1
 	}
-	data, err := io.ReadAll(io.LimitReader(ch.Body, want))
+	data, err := readUpTo(ch.Body, want, ch.Size >= 0)
 	if err != nil {
 		return format.Entry{}, ch, false, fmt.Errorf("objstore: read %q: %w", ch.Key, err)
 	}
@@ -76,6 +76,21 @@ func (c *commit) inline(ch Change) (e format.Entry, rest Change, ok bool, err er
 		Size:    n, SHA256: hex.EncodeToString(sum[:]), Token: c.token,
 		Inline: true, Data: data,
 	}, ch, true, nil
+}
+
+// readUpTo reads r to its end or to n bytes, whichever comes first. With
+// exact (n is one past the body's declared size) it reads into one buffer
+// of n bytes rather than a growing one.
+func readUpTo(r io.Reader, n int64, exact bool) ([]byte, error) {
+	if !exact {
+		return io.ReadAll(io.LimitReader(r, n))
+	}
+	buf := make([]byte, n)
+	got, err := io.ReadFull(r, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf[:got], err
 }
 
 // atLeast describes n bytes read of a body declared as size: "n" when

@@ -70,12 +70,12 @@ func (p *publication) Decide(ctx context.Context, m *format.Manifest) (cas.Write
 		}
 		next = folded
 	}
-	data, err := format.Encode(next)
+	body, err := newManifestBody(next)
 	if err != nil {
 		return cas.Write{}, true, c.fail(err)
 	}
 	p.next, p.fresh = next, m == nil
-	return cas.Bytes(data), false, nil
+	return cas.Write{Body: body, Size: body.Size()}, false, nil
 }
 
 func (p *publication) Wrote(ctx context.Context, etag string) {

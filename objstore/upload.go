@@ -27,15 +27,21 @@ func (c *commit) upload(ctx context.Context) error {
 		return err
 	}
 	c.entries = make(map[string]format.Entry, len(c.puts))
-	var mu sync.Mutex
-	uctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var revalidated <-chan struct{}
-	g, gctx := errgroup.WithContext(uctx)
-	g.SetLimit(c.s.opts.UploadParallelism)
+	var (
+		mu          sync.Mutex
+		revalidated <-chan struct{}
+		// The uploads' group, made for the first put that is not kept
+		// inline: a commit of small values starts no goroutine.
+		g      *errgroup.Group
+		gctx   context.Context
+		cancel context.CancelCauseFunc
+	)
 	for _, ch := range c.puts {
 		e, ch, ok, err := c.inline(ch)
 		if err != nil {
+			if g == nil {
+				return err
+			}
 			g.Go(func() error { return err })
 			break
 		}
@@ -44,6 +50,13 @@ func (c *commit) upload(ctx context.Context) error {
 			c.entries[ch.Key] = e
 			mu.Unlock()
 			continue
+		}
+		if g == nil {
+			var uctx context.Context
+			uctx, cancel = context.WithCancelCause(ctx)
+			defer cancel(nil)
+			g, gctx = errgroup.WithContext(uctx)
+			g.SetLimit(c.s.opts.UploadParallelism)
 		}
 		if revalidated == nil && c.stale && (ch.Size < 0 || ch.Size > largeUpload) {
 			revalidated = c.revalidate(ctx, cancel)
@@ -58,6 +71,9 @@ func (c *commit) upload(ctx context.Context) error {
 			mu.Unlock()
 			return nil
 		})
+	}
+	if g == nil {
+		return nil // every put is inline
 	}
 	err := g.Wait()
 	if revalidated != nil {

@@ -50,6 +50,9 @@ type Manifest struct {
 	Keys   map[string]Entry `json:"keys"`
 	Shards []ShardRef       `json:"shards,omitempty"`
 	Log    []LogEntry       `json:"log"` // oldest first, at most the store's LogLimit
+
+	// slab is the array Log lives in when Next made it (see nextLog).
+	slab *logSlab
 }
 
 // Entry is the current version of one live key.
@@ -128,7 +131,7 @@ func (m *Manifest) Clone() *Manifest {
 	c := *m
 	c.Keys = maps.Clone(m.Keys)
 	c.Shards = slices.Clone(m.Shards)
-	c.Log = slices.Clone(m.Log)
+	c.Log, c.slab = slices.Clone(m.Log), nil
 	return &c
 }
 
@@ -189,7 +192,8 @@ func (m *Manifest) NeedsFold() bool { return len(m.Keys) > OverlayLimit }
 
 // Next returns a copy of m with one commit applied: the commit entry at
 // token putting puts (their Committed is set to entry.Time) and deleting
-// deletes, with the log trimmed to logLimit entries. It does not modify m.
+// deletes, with the log trimmed to logLimit entries. It does not modify m:
+// the new log may share m's array (see nextLog), but only past m's end.
 func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[string]Entry, deletes []string, logLimit int) *Manifest {
 	n := &Manifest{
 		Format:  ManifestV1,
@@ -217,11 +221,7 @@ func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[st
 	if token > m.Highest {
 		n.Raised = entry
 	}
-	start := 0
-	if len(m.Log)+1 > logLimit {
-		start = len(m.Log) + 1 - logLimit
-	}
-	n.Log = append(slices.Clone(m.Log[start:]), entry)
+	n.Log, n.slab = m.nextLog(entry, logLimit)
 	return n
 }
 
@@ -229,6 +229,23 @@ func (m *Manifest) Next(domain string, token uint64, entry LogEntry, puts map[st
 // v3 when m holds inline values, else v1 when it has no shards and v2
 // otherwise. It sets m.Format.
 func Encode(m *Manifest) ([]byte, error) {
+	bp := encodeBufs.Get().(*[]byte)
+	defer encodeBufs.Put(bp)
+	b, err := AppendEncode((*bp)[:0], m)
+	if err != nil {
+		return nil, err
+	}
+	if cap(b) > maxPooledBuf {
+		return b, nil // not kept for the next Encode: it is the result
+	}
+	*bp = b
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out, nil
+}
+
+// AppendEncode appends Encode's encoding of m to b. It sets m.Format.
+func AppendEncode(b []byte, m *Manifest) ([]byte, error) {
 	switch {
 	case m.HasInline():
 		m.Format = ManifestV3
@@ -237,11 +254,11 @@ func Encode(m *Manifest) ([]byte, error) {
 	default:
 		m.Format = ManifestV2
 	}
-	data, err := json.Marshal(m)
+	b, err := appendEncoding(b, m)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest of %q: %w", m.Domain, err)
 	}
-	return append(data, '\n'), nil
+	return b, nil
 }
 
 // Decode decodes and checks the manifest stored at objectKey for domain.

@@ -73,3 +73,11 @@ func BenchmarkProbe(b *testing.B) {
 		})
 	})
 }
+
+// TestInMemoryBodies: bodies held in memory, sent without a buffer.
+func TestInMemoryBodies(t *testing.T) {
+	s3test.EachServer(t, "miniostore", func(t *testing.T, srv s3test.Server) {
+		ep, opts := testEndpoint(srv)
+		s3test.InMemoryBodies(t, newBucket(t, ep, "", opts))
+	})
+}

@@ -18,24 +18,29 @@ import (
 
 // Put writes the object if opts' precondition holds. A body of known size
 // up to the part size, or of unknown size (-1) that ends within one part,
-// is sent with one PutObject carrying If-Match or If-None-Match: *. A
-// larger body goes in a multipart upload whose CompleteMultipartUpload
-// carries the precondition, so the object appears whole and only if the
-// precondition holds at that moment (see the package documentation for
-// why this does not use minio-go's PutObject). Put holds at most two
-// parts in memory. If size is not -1 and body's length differs,
-// nothing is stored.
+// is sent with one PutObject carrying If-Match or If-None-Match: *: a body
+// held in memory (see s3part.InMemory) as it is, any other read into a
+// buffer first. A larger body goes in a multipart upload whose
+// CompleteMultipartUpload carries the precondition, so the object appears
+// whole and only if the precondition holds at that moment (see the
+// package documentation for why this does not use minio-go's PutObject).
+// Put holds at most two parts in memory. If size is not -1 and body's
+// length differs, nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	// The part size is also the multipart threshold.
+	if mem, ok := s3part.InMemory(body, size); ok && size <= b.partSize {
+		return b.putSingle(ctx, key, mem, size, opts) // sent as it is, without a copy
+	}
 	p, err := s3part.Read(body, size, b.partSize, b.partSize)
 	if err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
 	if p.Single() {
-		return b.putSingle(ctx, key, p.Data(), opts)
+		data := p.Data()
+		return b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
 	}
 	return b.putMultipart(ctx, key, p, opts)
 }
@@ -75,16 +80,17 @@ func (b *Backend) putOptions(opts driver.PutOptions) minio.PutObjectOptions {
 	return po
 }
 
-func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
+// putSingle sends body, of size bytes from its start, with one PutObject.
+func (b *Backend) putSingle(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	po := b.putOptions(opts)
 	po.ServerSideEncryption = b.sse
 	// Core.PutObject is exactly one PUT; the seekable body can be signed
-	// and rewound when minio-go retries.
-	ui, err := b.core.PutObject(ctx, b.bucket, b.objectKey(key), bytes.NewReader(data), int64(len(data)), "", "", po)
+	// and rewound (to its start) when minio-go retries.
+	ui, err := b.core.PutObject(ctx, b.bucket, b.objectKey(key), body, size, "", "", po)
 	if err != nil {
 		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
-	return putInfo(key, int64(len(data)), ui.ETag)
+	return putInfo(key, size, ui.ETag)
 }
 
 func putInfo(key string, size int64, etag string) (driver.ObjectInfo, error) {

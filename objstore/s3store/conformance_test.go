@@ -76,3 +76,10 @@ func BenchmarkProbe(b *testing.B) {
 		})
 	})
 }
+
+// TestInMemoryBodies: bodies held in memory, sent without a buffer.
+func TestInMemoryBodies(t *testing.T) {
+	s3test.EachServer(t, "s3store", func(t *testing.T, srv s3test.Server) {
+		s3test.InMemoryBodies(t, newBucket(t, "", testOptions(srv)))
+	})
+}

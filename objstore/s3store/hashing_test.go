@@ -18,7 +18,8 @@ type opaque struct{ r io.Reader }
 func (o opaque) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 // TestPutHashed: every way Put sends a body (one buffered PutObject, one
-// streamed PutObject of a body read twice, a multipart upload of a body
+// PutObject of a body held in memory, one streamed PutObject of a body
+// read twice, a multipart upload of a body
 // of known and of unknown size) reports the length and SHA-256 of what
 // it stored, on success and with a failed precondition.
 func TestPutHashed(t *testing.T) {
@@ -37,6 +38,7 @@ func TestPutHashed(t *testing.T) {
 			size func([]byte) int64
 		}{
 			{"buffered", small, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, known},
+			{"in-memory", small, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
 			{"streamed", mid, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
 			{"multipart", mid, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, known},
 			{"multipart-seekable-past-SinglePutMax", big, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},

@@ -23,7 +23,8 @@ import (
 // up to the multipart threshold is sent with one PutObject, and so is a
 // body that can be rewound (an io.ReadSeeker) of known size up to
 // SinglePutMax: hashed in a first pass, rewound and streamed, without a
-// buffer. A larger body, or one of unknown size that turns out longer
+// buffer, as is a body held in memory that tells its length (a
+// *bytes.Reader, a *strings.Reader, see s3part.InMemory) however small. A larger body, or one of unknown size that turns out longer
 // than one part, goes with a multipart upload whose
 // CompleteMultipartUpload carries the precondition, so the object appears
 // whole and only if the precondition holds at that moment. Put holds two
@@ -46,6 +47,15 @@ func (b *Backend) PutHashed(ctx context.Context, key string, body io.Reader, siz
 func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
 	if err := ctx.Err(); err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
+	}
+	if mem, ok := s3part.InMemory(body, size); ok && size <= b.singleMax {
+		// Held in memory: sent as it is, hashed without a copy.
+		sum, err := s3part.Sum256(mem)
+		if err != nil {
+			return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
+		}
+		info, err := b.putSingle(ctx, key, mem, size, sum, opts)
+		return info, readWhole(size, sum, err), err
 	}
 	if rs, ok := body.(io.ReadSeeker); ok && size > b.threshold && size <= b.singleMax {
 		return b.putStreamed(ctx, key, rs, size, opts)

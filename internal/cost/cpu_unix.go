@@ -1,0 +1,20 @@
+//go:build unix
+
+package cost
+
+import (
+	"syscall"
+	"time"
+)
+
+// CPUMeasured reports whether Usage.CPU is measured on this system.
+const CPUMeasured = true
+
+// processCPU returns the user and system CPU time the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,43 @@
+package s3part
+
+import (
+	"crypto/sha256"
+	"io"
+)
+
+// Memory is a body held in memory that tells its length: a
+// *bytes.Reader, a *strings.Reader, or another reader with their Len,
+// Size and WriteTo (objstore's manifest writes). Sent as it is, it needs
+// no part buffer: the SDK can read it, and rewind it for a retry, without
+// a copy.
+type Memory interface {
+	io.ReadSeeker
+	io.WriterTo
+	Len() int    // the bytes not yet read
+	Size() int64 // the whole body's length
+}
+
+// InMemory returns body as a Memory when it is one, at its start, that
+// holds exactly size bytes. Any other body, and one whose length differs
+// from size (which Read refuses), goes through Read.
+func InMemory(body io.Reader, size int64) (Memory, bool) {
+	m, ok := body.(Memory)
+	if !ok || size < 0 || m.Size() != size || int64(m.Len()) != size {
+		return nil, false
+	}
+	return m, true
+}
+
+// Sum256 returns the SHA-256 of m, which InMemory returned, and leaves m
+// at its start.
+func Sum256(m Memory) (sum [sha256.Size]byte, err error) {
+	h := sha256.New()
+	if _, err := m.WriteTo(h); err != nil {
+		return sum, err
+	}
+	if _, err := m.Seek(0, io.SeekStart); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
