@@ -77,8 +77,8 @@ fuzz() {
 	local dir="$1" name="$2" out corpus="$1/testdata/fuzz/$2" before after
 	before="$(ls "$corpus" 2>/dev/null | sort || true)"
 	out="$workdir/fuzz-$name.log"
-	printf '+ %s\n' "go test -run='^\$' -fuzz='^${name}\$' -fuzztime=$FUZZTIME $dir" >&2
-	if go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$dir" 2>&1 | tee "$out"; then
+	printf '+ %s\n' "CGO_ENABLED=0 go test -trimpath -run='^\$' -fuzz='^${name}\$' -fuzztime=$FUZZTIME $dir" >&2
+	if CGO_ENABLED=0 go test -trimpath -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$dir" 2>&1 | tee "$out"; then
 		return 0
 	fi
 	after="$(ls "$corpus" 2>/dev/null | sort || true)"
@@ -114,8 +114,8 @@ deploy_checks() {
 
 # release_checks builds the release archive for linux/amd64 and the
 # container image (deploy/release/build.sh, docs/release.md) for
-# deploy/release_test.go, and builds fence for windows, which must build
-# though it is not tested. FENCE_RELEASE_ALL=1 builds every release
+# deploy/release_test.go, and type-checks fence for windows, which must
+# build though it is not tested. FENCE_RELEASE_ALL=1 builds every release
 # platform; FENCE_RELEASE=0 skips it all, and the release tests skip.
 release_checks() {
 	if [[ "${FENCE_RELEASE:-}" == 0 ]]; then
@@ -126,7 +126,11 @@ release_checks() {
 	[[ "${FENCE_RELEASE_ALL:-}" == 1 ]] && targets=linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64
 	run bash deploy/release/build.sh "$FENCE_TEST_RELEASE_DIR" "$targets"
 	if [[ "$targets" != *windows* ]]; then
-		run env GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o /dev/null ./cmd/fence
+		# fence must build for windows, which no test runs on: type-check
+		# it and every dependency from source for windows/amd64
+		# (deploy/tools/typecheck), in seconds instead of the minutes a
+		# compile of every dependency for windows takes.
+		(cd deploy/tools && run go run ./typecheck -goos windows -goarch amd64 -C ../.. ./cmd/fence)
 	fi
 }
 
@@ -196,7 +200,9 @@ fi
 start_job deploy deploy_checks
 start_job release release_checks
 start_job packages install_packages
-start_job vet go vet ./...
+# vet and the fuzz targets build as the release does (CGO_ENABLED=0,
+# -trimpath), so the three share one compile of every package.
+start_job vet env CGO_ENABLED=0 go vet -trimpath ./...
 start_job race-build go vet -race ./...
 wait_jobs
 start_servers
