@@ -44,7 +44,17 @@ var tinyIDs = []string{
 	"lease/acquire", "lease/acquire+release", "lease/takeover",
 	"domains/1", "domains/3",
 	"livekeys/2", "livekeys/5",
+	"job/100B", "job/100B/nofence",
+	"process/put/100B", "process/put/100B/nocache",
 	"memory/put/1MiB", "memory/get/1MiB",
+}
+
+// Which rows have no floor (throughput and memory rows), and which have
+// the client's allocations measured for each side (in-process latency
+// rows: the process rows have the children's CPU only).
+func wantFloor(row Row) bool { return row.Case != CaseDomains && row.Case != CaseMemory }
+func wantAllocs(row Row) bool {
+	return row.Metric == metricP50 && row.Case != CaseLease && row.Case != CaseProcess
 }
 
 func rowIDs(rep Report) []string {
@@ -56,9 +66,10 @@ func rowIDs(rep Report) []string {
 }
 
 // checkReport checks that rep has every row of tiny, measured on both
-// sides (memory rows: when measured is true), and that it renders and
+// sides and against its floor (memory rows: when memoryMeasured is true;
+// process rows: when processMeasured is), and that it renders and
 // marshals.
-func checkReport(t *testing.T, rep Report, memoryMeasured bool) {
+func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool) {
 	t.Helper()
 	if got := rowIDs(rep); !slices.Equal(got, tinyIDs) {
 		t.Fatalf("rows:\n got %v\nwant %v", got, tinyIDs)
@@ -71,7 +82,7 @@ func checkReport(t *testing.T, rep Report, memoryMeasured bool) {
 		if !strings.Contains(table, row.Name) {
 			t.Errorf("table lacks row %q:\n%s", row.Name, table)
 		}
-		if row.Metric == metricRSS && !memoryMeasured {
+		if row.Metric == metricRSS && !memoryMeasured || row.Case == CaseProcess && !processMeasured {
 			if row.Skipped == "" || row.Fenced.N != 0 {
 				t.Errorf("%s: want a skipped row, got %+v", row.ID, row)
 			}
@@ -79,6 +90,18 @@ func checkReport(t *testing.T, rep Report, memoryMeasured bool) {
 		}
 		if row.Fenced.N == 0 || row.Plain.N == 0 || row.Ratio <= 0 || row.Baseline == "" {
 			t.Errorf("%s: want both sides measured and a ratio, got %+v", row.ID, row)
+		}
+		if hasFloor := row.Floor.N > 0 && row.FloorRatio > 0 && row.FloorBaseline != "" && row.FloorTarget != nil; hasFloor != wantFloor(row) {
+			t.Errorf("%s: floor %+v (%s), ratio %v; want one: %v", row.ID, row.Floor, row.FloorBaseline, row.FloorRatio, wantFloor(row))
+		}
+		if wantFloor(row) && !strings.Contains(table, row.FloorBaseline) {
+			t.Errorf("table lacks the floor of %q:\n%s", row.Name, table)
+		}
+		if wantAllocs(row) && (row.Fenced.AllocBytes <= 0 || row.Fenced.Allocs <= 0 || row.Plain.AllocBytes <= 0 || row.Plain.Allocs <= 0 || row.Floor.AllocBytes <= 0) {
+			t.Errorf("%s: want allocations measured on every side, got fenced %+v plain %+v floor %+v", row.ID, row.Fenced, row.Plain, row.Floor)
+		}
+		if row.Case == CaseProcess && (row.Fenced.CPU <= 0 || row.Plain.CPU <= 0 || row.Floor.CPU <= 0) {
+			t.Errorf("%s: want the children's CPU on every side, got fenced %+v plain %+v floor %+v", row.ID, row.Fenced, row.Plain, row.Floor)
 		}
 		if row.Metric == metricRSS && (row.Fenced.PeakRSS <= 0 || row.Plain.PeakRSS <= 0) {
 			t.Errorf("%s: want peak RSS on both sides, got %+v", row.ID, row)
@@ -112,7 +135,7 @@ func TestRunMemstore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, rep.Table())
 	}
-	checkReport(t, rep, false)
+	checkReport(t, rep, false, false)
 	if keys := b.Keys(); len(keys) != 0 {
 		t.Errorf("cleanup left %d objects, for example %q", len(keys), keys[0])
 	}
@@ -132,7 +155,7 @@ func TestRunFilestore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, rep.Table())
 	}
-	checkReport(t, rep, true)
+	checkReport(t, rep, true, false)
 	var left []string
 	if err := b.List(t.Context(), "", func(o driver.ObjectInfo) error {
 		left = append(left, o.Key)

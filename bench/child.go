@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/driver"
@@ -24,15 +25,31 @@ import (
 	"github.com/fencedstore/fence/objstore/s3store"
 )
 
-// childEnv is the environment variable that makes a process a memory
+// childEnv is the environment variable that makes a process a bench
 // child: it holds a JSON childSpec. Any binary that links this package
 // serves it before main runs (see init), so the memory case can re-exec
-// its own executable, be it the fence CLI or a test binary.
-const childEnv = "FENCE_BENCH_MEMORY_CHILD"
+// its own executable, be it the fence CLI or a test binary, and the
+// process case the fence binary it measures.
+const childEnv = "FENCE_BENCH_CHILD"
 
-// childSpec tells a memory child what to do.
+// The child operations.
+const (
+	// childPut and childGet stream Size bytes through a Store (Fenced)
+	// or the backend's own Put and Get: the memory case.
+	childPut = "put"
+	childGet = "get"
+	// childPlainPut makes one plain SDK put of File's bytes to Key: the
+	// plain side of the process case.
+	childPlainPut = "plainput"
+	// childFloorPut reads Domain's manifest with one plain SDK GET and
+	// writes as many bytes to Key with one conditional put (If-Match on
+	// ETag, or create when ETag is ""): the floor of the process case.
+	childFloorPut = "floorput"
+)
+
+// childSpec tells a child what to do.
 type childSpec struct {
-	Op      string      `json:"op"` // "put" or "get"
+	Op      string      `json:"op"`
 	Fenced  bool        `json:"fenced"`
 	Backend backendSpec `json:"backend"`
 	Domain  string      `json:"domain,omitempty"` // fenced
@@ -41,6 +58,9 @@ type childSpec struct {
 	// Store options that survive the trip.
 	UploadParallelism int  `json:"upload_parallelism"`
 	SkipProbe         bool `json:"skip_probe,omitempty"`
+	// File is the body of a plain put; ETag the condition of a floor put.
+	File string `json:"file,omitempty"`
+	ETag string `json:"etag,omitempty"`
 }
 
 // backendSpec says how a child reopens the parent's backend. Credentials
@@ -60,7 +80,9 @@ type childResult struct {
 	PeakRSS int64         `json:"peak_rss"`
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Bytes   int64         `json:"bytes"`
-	Error   string        `json:"error,omitempty"`
+	// ETag is the ETag a floor put left.
+	ETag  string `json:"etag,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // specFor describes b for a child, or says why a child cannot reopen it.
@@ -96,7 +118,7 @@ func (s backendSpec) open(ctx context.Context) (driver.Backend, error) {
 	case "file":
 		return filestore.Open(s.Dir)
 	}
-	return nil, fmt.Errorf("bench: memory child: unknown backend kind %q", s.Kind)
+	return nil, fmt.Errorf("bench: child: unknown backend kind %q", s.Kind)
 }
 
 func init() {
@@ -105,7 +127,7 @@ func init() {
 	}
 }
 
-// serveChild runs the memory child spec describes and prints its result.
+// serveChild runs the child spec describes and prints its result.
 // It returns the exit code.
 func serveChild(spec string, out io.Writer) int {
 	res, err := runChild(spec)
@@ -123,7 +145,7 @@ func serveChild(spec string, out io.Writer) int {
 func runChild(specJSON string) (childResult, error) {
 	var spec childSpec
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
-		return childResult{}, fmt.Errorf("bench: memory child: bad %s: %w", childEnv, err)
+		return childResult{}, fmt.Errorf("bench: child: bad %s: %w", childEnv, err)
 	}
 	ctx := context.Background()
 	b, err := spec.Backend.open(ctx)
@@ -131,45 +153,80 @@ func runChild(specJSON string) (childResult, error) {
 		return childResult{}, err
 	}
 	defer b.Close()
+	switch spec.Op {
+	case childPlainPut, childFloorPut:
+		return runProcessChild(ctx, spec, b)
+	}
 	start := time.Now()
 	var n int64
 	switch {
-	case spec.Op == "put" && spec.Fenced:
+	case spec.Op == childPut && spec.Fenced:
 		s := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe})
 		var c objstore.CommitResult
 		c, err = s.Put(ctx, spec.Domain, spec.Key, token, newStream(spec.Size), spec.Size)
 		if err == nil && len(c.Versions) == 1 {
 			n = c.Versions[0].Size
 		}
-	case spec.Op == "put":
+	case spec.Op == childPut:
 		var info driver.ObjectInfo
 		info, err = b.Put(ctx, spec.Key, newStream(spec.Size), spec.Size, driver.PutOptions{})
 		n = info.Size
-	case spec.Op == "get" && spec.Fenced:
+	case spec.Op == childGet && spec.Fenced:
 		s := objstore.New(b, nil)
 		var rd *objstore.Reader
 		if rd, err = s.Get(ctx, spec.Domain, spec.Key); err == nil {
 			n, err = io.Copy(io.Discard, rd)
 			rd.Close()
 		}
-	case spec.Op == "get":
+	case spec.Op == childGet:
 		var rc io.ReadCloser
 		if rc, _, err = b.Get(ctx, spec.Key, driver.GetOptions{}); err == nil {
 			n, err = io.Copy(io.Discard, rc)
 			rc.Close()
 		}
 	default:
-		err = fmt.Errorf("bench: memory child: unknown op %q", spec.Op)
+		err = fmt.Errorf("bench: child: unknown op %q", spec.Op)
 	}
 	res := childResult{Elapsed: time.Since(start), Bytes: n}
 	if err != nil {
 		return res, err
 	}
 	if n != spec.Size {
-		return res, fmt.Errorf("bench: memory child: %s moved %d bytes, want %d", spec.Op, n, spec.Size)
+		return res, fmt.Errorf("bench: child: %s moved %d bytes, want %d", spec.Op, n, spec.Size)
 	}
 	res.PeakRSS, err = peakRSS()
 	return res, err
+}
+
+// runProcessChild makes the plain calls of a process-case child through
+// the backend's own SDK client, as plainFor gives it.
+func runProcessChild(ctx context.Context, spec childSpec, b driver.Backend) (childResult, error) {
+	p := plainFor(b)
+	start := time.Now()
+	var res childResult
+	switch spec.Op {
+	case childPlainPut:
+		data, err := os.ReadFile(spec.File)
+		if err != nil {
+			return res, fmt.Errorf("bench: child: %w", err)
+		}
+		if err := p.put(ctx, spec.Key, data); err != nil {
+			return res, err
+		}
+		res.Bytes = int64(len(data))
+	case childFloorPut:
+		n, err := p.get(ctx, format.ManifestKey(spec.Domain))
+		if err != nil {
+			return res, err
+		}
+		var data payloads
+		if res.ETag, err = p.putIfMatch(ctx, spec.Key, data.get(n), spec.ETag); err != nil {
+			return res, err
+		}
+		res.Bytes = n
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
 }
 
 // peakRSS returns this process's peak resident set size, VmHWM.

@@ -37,13 +37,21 @@ const (
 	// CaseLiveKeys: commit latency in domains holding each of
 	// Config.LiveKeys live keys.
 	CaseLiveKeys Case = "livekeys"
+	// CaseJob: a batch job's whole cycle (fence.Acquire, one put of
+	// Config.CommitKeySize bytes, Release), by default and with
+	// AcquireOptions.NoFence, against a plain lock, put and unlock.
+	CaseJob Case = "job"
+	// CaseProcess: a whole `fence put` process of Config.CommitKeySize
+	// bytes (Config.CLI), with the probe's verdict cached and without,
+	// against a process that makes one plain put.
+	CaseProcess Case = "process"
 	// CaseMemory: peak resident memory of a put and a get of
 	// Config.MemorySize bytes, each in a child process.
 	CaseMemory Case = "memory"
 )
 
 // AllCases lists every case in the order Run measures them.
-var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseLiveKeys, CaseMemory}
+var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory}
 
 // ParseCases parses a comma-separated list of case names, as a CLI flag
 // gives it. "" and "all" mean every case.
@@ -129,7 +137,8 @@ type Config struct {
 	// 100.
 	CommitKeys int
 	// CommitKeySize is the size of each of its keys, and of the value
-	// written by the domains and live-keys rows. Default 1 KiB.
+	// written by the domains, live-keys, job and process rows. Default
+	// 1 KiB.
 	CommitKeySize int64
 	// CommitIterations is the number of timed iterations of the
 	// multi-key commit and live-keys rows. Default 30.
@@ -150,6 +159,21 @@ type Config struct {
 	MemorySize int64
 	// MemoryTimeout bounds each memory child process. Default 10 minutes.
 	MemoryTimeout time.Duration
+
+	// CLI is the path of a fence binary, for the process rows: they run
+	// its `fence put`, and their plain and floor sides are child
+	// processes of the same binary (every binary that links this package
+	// serves them). Default: none, and the process rows are skipped; the
+	// fence CLI passes its own executable.
+	CLI string
+	// StoreURL and CoordURL are the --store and --coord the fence
+	// processes of the process rows get: the URLs Backend and
+	// Coordinator were opened from. CoordURL "" passes no --coord (bucket
+	// leases in the store).
+	StoreURL, CoordURL string
+	// ProcessIterations is the number of timed iterations of each side
+	// of the process rows. Default 20.
+	ProcessIterations int
 }
 
 // Defaults returns a Config with every field but the clients and
@@ -203,6 +227,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MemoryTimeout <= 0 {
 		c.MemoryTimeout = 10 * time.Minute
+	}
+	if c.ProcessIterations <= 0 {
+		c.ProcessIterations = 20
 	}
 	return c
 }

@@ -21,8 +21,9 @@ const leaseHolder = "fence-bench"
 // bareWrite is the baseline of the lease case: one bare conditional
 // write to the coordinator's storage.
 type bareWrite struct {
-	describe string
-	write    func(ctx context.Context) error
+	// describe names the write in full, short in a few words.
+	describe, short string
+	write           func(ctx context.Context) error
 }
 
 // leaseCase measures, against one bare conditional write:
@@ -41,11 +42,12 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 	if _, ok := r.coord.Driver().(*dynamocoord.Driver); ok {
 		r.dynamoItems = append(r.dynamoItems, domain)
 	}
-	bare, skip := r.bareWrite()
+	bare, skip := r.bareWrite("lease-bare")
 	acquire := func(ctx context.Context) (coord.Lease, error) {
 		return r.coord.TakeLease(ctx, domain, &coord.TakeOptions{Holder: leaseHolder, TTL: coord.DefaultTTL})
 	}
-	var acq, acqRel, takeover, plain []time.Duration
+	var acq, acqRel, takeover, plain, floorAcqRel, floorTakeover []time.Duration
+	mf := r.manifestFloor(domain, "lease")
 	n := r.cfg.Iterations
 	for i := -1; i < n; i++ { // -1: the untimed warm-up
 		if err := ctx.Err(); err != nil {
@@ -87,14 +89,46 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 			},
 		}
 		if bare.write != nil {
-			steps = append(steps, func() error {
-				t0 := r.now()
-				err := bare.write(ctx)
-				if err == nil && i >= 0 {
-					plain = append(plain, r.now().Sub(t0))
-				}
-				return err
-			})
+			steps = append(steps,
+				func() error {
+					t0 := r.now()
+					err := bare.write(ctx)
+					if err == nil && i >= 0 {
+						plain = append(plain, r.now().Sub(t0))
+					}
+					return err
+				},
+				// The floor of an acquisition and its release: two
+				// conditional writes, one after the other.
+				func() error {
+					t0 := r.now()
+					err := bare.write(ctx)
+					if err == nil {
+						err = bare.write(ctx)
+					}
+					if err == nil && i >= 0 {
+						floorAcqRel = append(floorAcqRel, r.now().Sub(t0))
+					}
+					return err
+				},
+				// The floor of a takeover: the manifest's GET beside the
+				// conditional write to the coordinator, then the
+				// conditional manifest write (the fence).
+				func() error {
+					if err := mf.refresh(ctx); err != nil {
+						return err
+					}
+					t0 := r.now()
+					err := parallel(ctx, mf.get, bare.write)
+					if err == nil {
+						err = mf.write(ctx)
+					}
+					if err == nil && i >= 0 {
+						floorTakeover = append(floorTakeover, r.now().Sub(t0))
+					}
+					return err
+				},
+			)
 		}
 		for k := range steps {
 			if err := steps[(max(i, 0)+k)%len(steps)](); err != nil {
@@ -105,24 +139,32 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 	rows[0] = latencyRow(rows[0].ID, rows[0].Name, bare.describe, acq, plain)
 	rows[1] = latencyRow(rows[1].ID, rows[1].Name, bare.describe, acqRel, plain)
 	rows[2] = latencyRow(rows[2].ID, rows[2].Name, bare.describe, takeover, plain)
+	if bare.write != nil {
+		rows[0] = rows[0].withFloor("the plain side's call: "+bare.describe, rows[0].Plain)
+		rows[1] = rows[1].withFloor("two such conditional writes, one after the other (acquire, release)", summarize(floorAcqRel))
+		rows[2] = rows[2].withFloor(fmt.Sprintf("one plain %s of the domain's manifest beside one such conditional write, then %s (%s at the end)",
+			r.plain.getCall(), r.manifestWriteDesc(), mf.size()), summarize(floorTakeover))
+	}
 	for i := range rows {
 		rows[i].Skipped = skip
 	}
 	return rows
 }
 
-// bareWrite returns the lease case's baseline for the coordinator, or
+// bareWrite returns one bare conditional write to the coordinator's
+// storage, on a scratch item or object of its own named name, or
 // why there is none.
-func (r *runner) bareWrite() (bareWrite, string) {
+func (r *runner) bareWrite(name string) (bareWrite, string) {
 	switch c := r.coord.Driver().(type) {
 	case *dynamocoord.Driver:
 		if r.cfg.DynamoDB == nil {
 			return bareWrite{}, "no baseline: Config.DynamoDB is not set"
 		}
-		item := r.domain("lease-bare")
+		item := r.domain(name)
 		r.dynamoItems = append(r.dynamoItems, item)
 		return bareWrite{
 			describe: "one conditional UpdateItem (counter increment, ALL_NEW) on a scratch item of the same table",
+			short:    "one conditional UpdateItem",
 			write:    func(ctx context.Context) error { return bareUpdate(ctx, r.cfg.DynamoDB, c.Table(), item) },
 		}, ""
 	case *bucketlease.Driver:
@@ -130,11 +172,12 @@ func (r *runner) bareWrite() (bareWrite, string) {
 		if c.Backend() != r.cfg.Backend {
 			p = plainFor(c.Backend())
 		}
-		key := r.domain("lease-bare", "record.json")
+		key := r.domain(name, "record.json")
 		body := []byte(`{"format":"fence.lease/v1","token":1,"holder":"` + leaseHolder + `","expires":"2000-01-01T00:00:00Z"}` + "\n")
 		etag := ""
 		return bareWrite{
 			describe: fmt.Sprintf("one conditional %s (%s) of a lease-sized object", p.putCall(), p.condition()),
+			short:    fmt.Sprintf("one conditional %s of a lease-sized object", p.putCall()),
 			write: func(ctx context.Context) error {
 				next, err := p.putIfMatch(ctx, key, body, etag)
 				if err == nil {

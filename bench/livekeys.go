@@ -43,25 +43,46 @@ func (r *runner) liveKeysCase(ctx context.Context) []Row {
 	size := r.cfg.CommitKeySize
 	body := data.get(size)
 	pkey := r.plainKey("livekeys")
-	sides := []func(context.Context, int) error{
-		func(ctx context.Context, _ int) error { return r.plain.put(ctx, pkey, body) },
+	sides := []side{
+		{op: func(ctx context.Context, _ int) error { return r.plain.put(ctx, pkey, body) }},
 	}
 	for _, d := range domains {
-		sides = append(sides, func(ctx context.Context, _ int) error {
+		sides = append(sides, side{op: func(ctx context.Context, _ int) error {
 			_, err := r.store.Put(ctx, d, "hot", token, bytes.NewReader(body), size)
 			return err
-		})
+		}})
 	}
-	lat, err := r.interleave(ctx, r.cfg.CommitIterations, sides...)
+	// Each commit's floor: one conditional write of its domain's
+	// manifest (the root manifest), after the version's upload unless
+	// the value is inline.
+	inline := r.inlined(1, size)
+	floors := make([]*manifestFloor, len(domains))
+	for i, d := range domains {
+		floors[i] = r.manifestFloor(d, "livekeys", fmt.Sprint(counts[i]))
+		sides = append(sides, side{prep: floors[i].prep, op: func(ctx context.Context, it int) error {
+			if !inline {
+				// New keys each time; cleanup deletes them.
+				if err := r.create(ctx, r.plainKey("floor", "livekeys", fmt.Sprint(counts[i]), fmt.Sprintf("v%d", it+1)), body); err != nil {
+					return err
+				}
+			}
+			return floors[i].write(ctx)
+		}})
+	}
+	res, err := r.interleaveSides(ctx, r.cfg.CommitIterations, sides...)
 	if err != nil {
 		return errRows(err, rows...)
 	}
 	for i := range rows {
-		base, baseLat := liveKeysBaseline(counts[0]), lat[1]
+		base, baseStats := liveKeysBaseline(counts[0]), res[1].stats()
 		if i == 0 {
-			base, baseLat = "one plain "+r.plain.putCall()+" of the same bytes", lat[0]
+			base, baseStats = "one plain "+r.plain.putCall()+" of the same bytes", res[0].stats()
 		}
-		rows[i] = latencyRow(rows[i].ID, rows[i].Name, base, lat[i+1], baseLat)
+		fd := r.manifestWriteDesc() + " (" + floors[i].size() + " at the end)"
+		if !inline {
+			fd = r.createDesc(size) + ", then " + fd
+		}
+		rows[i] = latencyStatsRow(rows[i].ID, rows[i].Name, base, res[i+1].stats(), baseStats).withFloor(fd, res[1+len(domains)+i].stats())
 	}
 	for _, d := range domains {
 		r.collect(ctx, d)

@@ -42,7 +42,7 @@ func (r *runner) memoryCase(ctx context.Context) []Row {
 	}
 	// Each get reads what the put before it wrote.
 	var res [4]childResult
-	for i, s := range []childSpec{spec("put", true), spec("get", true), spec("put", false), spec("get", false)} {
+	for i, s := range []childSpec{spec(childPut, true), spec(childGet, true), spec(childPut, false), spec(childGet, false)} {
 		side := "plain"
 		if s.Fenced {
 			side = "fenced"
@@ -69,30 +69,41 @@ func (r *runner) child(ctx context.Context, spec childSpec) (childResult, error)
 	if err != nil {
 		exe = os.Args[0]
 	}
-	js, err := json.Marshal(spec)
-	if err != nil {
-		return childResult{}, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.MemoryTimeout)
 	defer cancel()
+	res, _, err := runChildProcess(ctx, exe, spec, os.Environ())
+	return res, err
+}
+
+// runChildProcess runs exe as a bench child with spec, in environment
+// env, and returns its result and the CPU time (user and system) it used.
+func runChildProcess(ctx context.Context, exe string, spec childSpec, env []string) (childResult, time.Duration, error) {
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return childResult{}, 0, err
+	}
 	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), childEnv+"="+string(js))
+	cmd.Env = append(env, childEnv+"="+string(js))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	runErr := cmd.Run()
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var res childResult
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if jerr := json.Unmarshal([]byte(lines[len(lines)-1]), &res); jerr != nil {
-		return res, fmt.Errorf("bench: memory child %s: %v; stderr: %s", spec.Op, firstErr(runErr, jerr), strings.TrimSpace(stderr.String()))
+		return res, cpu, fmt.Errorf("bench: child %s: %v; stderr: %s", spec.Op, firstErr(runErr, jerr), strings.TrimSpace(stderr.String()))
 	}
 	if res.Error != "" {
-		return res, fmt.Errorf("bench: memory child %s: %s", spec.Op, res.Error)
+		return res, cpu, fmt.Errorf("bench: child %s: %s", spec.Op, res.Error)
 	}
 	if runErr != nil {
-		return res, fmt.Errorf("bench: memory child %s: %w", spec.Op, runErr)
+		return res, cpu, fmt.Errorf("bench: child %s: %w", spec.Op, runErr)
 	}
-	return res, nil
+	return res, cpu, nil
 }
 
 func firstErr(errs ...error) error {

@@ -46,8 +46,24 @@ type Row struct {
 	Plain    Stats  `json:"plain"`
 	// Ratio is fenced over plain of Metric; 0 when either is missing.
 	Ratio float64 `json:"ratio"`
+	// FloorBaseline describes the row's floor: the bare calls the
+	// protocol cannot avoid for the fenced operation, made through the
+	// plain side's client in the same interleaved run. Floor holds its
+	// figures (the plain side's own when the floor is the plain call).
+	// Latency rows only.
+	FloorBaseline string `json:"floor_baseline,omitempty"`
+	Floor         Stats  `json:"floor,omitzero"`
+	// FloorRatio is the fenced p50 over the floor's p50; 0 when either is
+	// missing.
+	FloorRatio float64 `json:"floor_ratio,omitempty"`
 	// Target is the issue's target for this row, if it has one.
 	Target *Target `json:"target,omitempty"`
+	// FloorTarget judges FloorRatio against the issue's goal for every
+	// row with a floor (within 1.2x of it).
+	FloorTarget *Target `json:"floor_target,omitempty"`
+	// CostTarget judges the client's CPU and allocations per operation
+	// against the plain side's, where the issue sets a goal.
+	CostTarget *Target `json:"cost_target,omitempty"`
 	// Skipped says why the row was not measured (or has no baseline).
 	Skipped string `json:"skipped,omitempty"`
 	// Error is the error that stopped the row.
@@ -91,6 +107,7 @@ type Settings struct {
 	ThroughputRounds  int           `json:"throughput_rounds"`
 	LiveKeys          []int         `json:"live_keys"`
 	MemorySize        int64         `json:"memory_size"`
+	ProcessIterations int           `json:"process_iterations"`
 }
 
 // Cleanup reports what the run deleted at the end.
@@ -143,8 +160,8 @@ func (r Report) Table() string {
 	name := func(s string) string { return fmt.Sprintf("%-*s", w, s) }
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tfenced p50\tp90\tp99\tops/s\tplain p50\tp90\tp99\tops/s\tratio\ttarget\t\t\n", name("case"))
-	var mem, notes []Row
+	fmt.Fprintf(tw, "%s\tfenced p50\tp90\tp99\tops/s\tplain p50\tp90\tp99\tops/s\tratio\ttarget\t\tfloor p50\tx floor\t<= %gx\t\n", name("case"), floorLimit)
+	var mem, notes, costs []Row
 	for _, row := range r.Rows {
 		if row.Metric == metricRSS {
 			mem = append(mem, row)
@@ -154,8 +171,11 @@ func (r Report) Table() string {
 			notes = append(notes, row)
 		}
 		if row.Error != "" || row.Fenced.N == 0 {
-			fmt.Fprintf(tw, "%s\t-\t\t\t\t\t\t\t\t\t\t\t\n", name(row.Name))
+			fmt.Fprintf(tw, "%s\t-\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", name(row.Name))
 			continue
+		}
+		if row.Fenced.hasCost() {
+			costs = append(costs, row)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", name(row.Name), formatDur(row.Fenced.P50), formatDur(row.Fenced.P90), formatDur(row.Fenced.P99), formatOps(row.Fenced.OpsPerSec))
 		if row.Plain.N > 0 {
@@ -163,9 +183,32 @@ func (r Report) Table() string {
 		} else {
 			fmt.Fprint(tw, "-\t\t\t\t")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", formatRatio(row), formatTarget(row.Target))
+		fmt.Fprintf(tw, "%s\t%s\t", formatRatio(row.Ratio), formatTarget(row.Target))
+		if row.Floor.N > 0 {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", formatDur(row.Floor.P50), formatRatio(row.FloorRatio), formatMet(row.FloorTarget))
+		} else {
+			fmt.Fprint(tw, "-\t\t\t\n")
+		}
 	}
 	tw.Flush()
+
+	if len(costs) > 0 {
+		b.WriteString("\nclient cost per operation (CPU: user + system of the client process; B, allocs: heap allocations)\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\tfenced CPU\tB\tallocs\tplain CPU\tB\tallocs\tCPU ratio\tB ratio\ttarget\t\t\n", name("case"))
+		for _, row := range costs {
+			f, p := row.Fenced, row.Plain
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", name(row.Name), formatCPU(f.CPU), formatCount(f.AllocBytes), formatCount(f.Allocs))
+			if p.hasCost() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t", formatCPU(p.CPU), formatCount(p.AllocBytes), formatCount(p.Allocs),
+					formatRatio(ratio(float64(f.CPU), float64(p.CPU))), formatRatio(ratio(float64(f.AllocBytes), float64(p.AllocBytes))))
+			} else {
+				fmt.Fprint(tw, "-\t\t\t\t\t")
+			}
+			fmt.Fprintf(tw, "%s\t\n", formatTarget(row.CostTarget))
+		}
+		tw.Flush()
+	}
 
 	if len(mem) > 0 {
 		b.WriteString("\n")
@@ -185,7 +228,7 @@ func (r Report) Table() string {
 			} else {
 				fmt.Fprint(tw, "-\t\t")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t\n", formatRatio(row), formatTarget(row.Target))
+			fmt.Fprintf(tw, "%s\t%s\t\n", formatRatio(row.Ratio), formatTarget(row.Target))
 		}
 		tw.Flush()
 	}
@@ -196,6 +239,16 @@ func (r Report) Table() string {
 		if row.Baseline != "" && !baselines[row.Name] {
 			baselines[row.Name] = true
 			fmt.Fprintf(&b, "  %s: %s\n", row.Name, row.Baseline)
+		}
+	}
+	floors := map[string]bool{}
+	for _, row := range r.Rows {
+		if row.FloorBaseline != "" && !floors[row.Name] {
+			if len(floors) == 0 {
+				b.WriteString("\nfloors (the bare calls the protocol cannot avoid, through the plain side's client):\n")
+			}
+			floors[row.Name] = true
+			fmt.Fprintf(&b, "  %s: %s\n", row.Name, row.FloorBaseline)
 		}
 	}
 	if len(notes) > 0 {
@@ -220,11 +273,50 @@ func (r Report) Table() string {
 	return b.String()
 }
 
-func formatRatio(row Row) string {
-	if row.Ratio == 0 {
+func formatRatio(r float64) string {
+	if r == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2fx", row.Ratio)
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// formatMet prints whether t is met, or nothing without a target.
+func formatMet(t *Target) string {
+	switch {
+	case t == nil:
+		return ""
+	case t.Met:
+		return "met"
+	}
+	return "NOT MET"
+}
+
+// formatCPU prints a CPU time per operation in microseconds, or in
+// milliseconds from 10 ms.
+func formatCPU(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d >= 10*time.Millisecond:
+		return formatDur(d)
+	}
+	return fmt.Sprintf("%.0fus", float64(d)/float64(time.Microsecond))
+}
+
+// formatCount prints n with a k or M suffix from 10,000: 190k, 1.9M;
+// "-" for 0, not measured (a child process's allocations).
+func formatCount(n int64) string {
+	switch {
+	case n == 0:
+		return "-"
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 func formatTarget(t *Target) string {

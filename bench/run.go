@@ -63,6 +63,8 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		{CaseLease, r.leaseCase},
 		{CaseDomains, r.domainsCase},
 		{CaseLiveKeys, r.liveKeysCase},
+		{CaseJob, r.jobCase},
+		{CaseProcess, r.processCase},
 		{CaseMemory, r.memoryCase},
 	}
 	for _, c := range cases {
@@ -107,6 +109,9 @@ type runner struct {
 	so      objstore.Options
 	par     int // upload parallelism
 	now     func() time.Time
+	// costs makes interleaveSides read the client's CPU and allocations
+	// around each timed call.
+	costs bool
 	// extra lists backends other than cfg.Backend that the run wrote to
 	// (a bucket-lease coordinator's own backend).
 	extra []driver.Backend
@@ -136,6 +141,7 @@ func newRunner(cfg Config, out io.Writer) *runner {
 		so:      so,
 		par:     so.UploadParallelism,
 		now:     time.Now,
+		costs:   true,
 	}
 	if r.coord == nil {
 		r.coord = coord.New(bucketlease.New(cfg.Backend, nil))
@@ -183,6 +189,7 @@ func (r *runner) settings() Settings {
 		ThroughputRounds:  c.ThroughputRounds,
 		LiveKeys:          c.LiveKeys,
 		MemorySize:        c.MemorySize,
+		ProcessIterations: c.ProcessIterations,
 	}
 }
 
@@ -190,29 +197,79 @@ func (r *runner) settings() Settings {
 // warm-up call of each. Iteration i starts with side i mod len(sides),
 // so that no side always goes first. It returns the latencies by side,
 // and stops at the first error.
-func (r *runner) interleave(ctx context.Context, n int, sides ...func(ctx context.Context, i int) error) ([][]time.Duration, error) {
-	lat := make([][]time.Duration, len(sides))
+func (r *runner) interleave(ctx context.Context, n int, ops ...func(ctx context.Context, i int) error) ([][]time.Duration, error) {
+	sides := make([]side, len(ops))
+	for i, op := range ops {
+		sides[i] = side{op: op}
+	}
+	res, err := r.interleaveSides(ctx, n, sides...)
+	lat := make([][]time.Duration, len(res))
+	for i := range res {
+		lat[i] = res[i].lat
+	}
+	return lat, err
+}
+
+// side is one side of an interleaved row.
+type side struct {
+	// prep, if set, runs untimed before each call of op: it re-reads what
+	// a floor's calls send, or deletes what the last call wrote.
+	prep func(ctx context.Context, i int) error
+	op   func(ctx context.Context, i int) error
+}
+
+// sideResult is what interleaveSides measured of one side.
+type sideResult struct {
+	lat []time.Duration
+	// cost is the sum over the timed calls (zero unless r.costs).
+	cost cost
+}
+
+// stats summarizes the side, with its cost per operation.
+func (s sideResult) stats() Stats {
+	st := summarize(s.lat)
+	s.cost.perOp(&st)
+	return st
+}
+
+// interleaveSides is interleave with untimed preparation, and, when
+// r.costs is set, the client's CPU and allocations read around each
+// timed call, outside the timed interval.
+func (r *runner) interleaveSides(ctx context.Context, n int, sides ...side) ([]sideResult, error) {
+	res := make([]sideResult, len(sides))
 	for s := range sides {
-		lat[s] = make([]time.Duration, 0, n)
+		res[s].lat = make([]time.Duration, 0, n)
 	}
 	for i := -1; i < n; i++ {
 		for k := range sides {
 			s := (max(i, 0) + k) % len(sides)
 			if err := ctx.Err(); err != nil {
-				return lat, err
+				return res, err
+			}
+			if p := sides[s].prep; p != nil {
+				if err := p(ctx, i); err != nil {
+					return res, err
+				}
+			}
+			var c0 cost
+			if r.costs {
+				c0 = readCost()
 			}
 			start := r.now()
-			err := sides[s](ctx, i)
+			err := sides[s].op(ctx, i)
 			d := r.now().Sub(start)
 			if err != nil {
-				return lat, err
+				return res, err
 			}
 			if i >= 0 {
-				lat[s] = append(lat[s], d)
+				res[s].lat = append(res[s].lat, d)
+				if r.costs {
+					res[s].cost = res[s].cost.add(readCost().sub(c0))
+				}
 			}
 		}
 	}
-	return lat, nil
+	return res, nil
 }
 
 // progressLine summarizes a finished row in one line.
@@ -228,6 +285,9 @@ func progressLine(row Row) string {
 	s := fmt.Sprintf("%s: fenced p50 %s (%s ops/s)", row.Name, formatDur(row.Fenced.P50), formatOps(row.Fenced.OpsPerSec))
 	if row.Plain.N > 0 {
 		s += fmt.Sprintf(", plain p50 %s (%s ops/s), ratio %.2fx", formatDur(row.Plain.P50), formatOps(row.Plain.OpsPerSec), row.Ratio)
+	}
+	if row.Floor.N > 0 {
+		s += fmt.Sprintf(", floor p50 %s, %.2fx the floor", formatDur(row.Floor.P50), row.FloorRatio)
 	}
 	return s
 }

@@ -136,11 +136,13 @@ func azblobKeys(t *testing.T, b *azblobstore.Backend) []string {
 // empty afterwards.
 func TestRunAgainstGCS(t *testing.T) {
 	b := gcsBackend(t, "via-gcs")
-	rep, err := Run(t.Context(), tiny(b), io.Discard)
+	cfg := tiny(b)
+	cfg.CLI, cfg.StoreURL, cfg.ProcessIterations = fenceCLI(t), "gs://"+b.Bucket()+"/via-gcs?endpoint="+os.Getenv(gcsEndpointEnv), 2
+	rep, err := Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, rep.Table())
 	}
-	checkReport(t, rep, true)
+	checkReport(t, rep, true, true)
 	if !strings.Contains(rep.Plain, "*storage.Client") || !strings.Contains(rep.Plain, "on the backend's own") {
 		t.Errorf("plain baseline %q is not the backend's *storage.Client", rep.Plain)
 	}
@@ -159,11 +161,13 @@ func TestRunAgainstGCS(t *testing.T) {
 // *container.Client.
 func TestRunAgainstAzurite(t *testing.T) {
 	b := azblobBackend(t, "via-azblob")
-	rep, err := Run(t.Context(), tiny(b), io.Discard)
+	cfg := tiny(b)
+	cfg.CLI, cfg.StoreURL, cfg.ProcessIterations = fenceCLI(t), "azblob://"+b.Container()+"/via-azblob?endpoint="+os.Getenv(azureEndpointEnv), 2
+	rep, err := Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, rep.Table())
 	}
-	checkReport(t, rep, true)
+	checkReport(t, rep, true, true)
 	if !strings.Contains(rep.Plain, "*container.Client") || !strings.Contains(rep.Plain, "on the backend's own") {
 		t.Errorf("plain baseline %q is not the backend's *container.Client", rep.Plain)
 	}
@@ -188,8 +192,10 @@ func checkBaselines(t *testing.T, rep Report, put, get, cond string) {
 			want = put
 		case strings.HasPrefix(row.ID, "get/"):
 			want = get
-		case strings.HasPrefix(row.ID, "lease/"):
+		case strings.HasPrefix(row.ID, "lease/"), strings.HasPrefix(row.ID, "job/"):
 			want = put + " (" + cond
+		case strings.HasPrefix(row.ID, "process/"):
+			want = put
 		default:
 			continue
 		}

@@ -56,19 +56,26 @@ func TestRunAgainstServers(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name string
-		b    driver.Backend
-	}{{"s3store", s3b}, {"miniostore", mb}} {
+		name, url string
+		b         driver.Backend
+	}{
+		{"s3store", "s3://" + bucket + "/via-s3?endpoint=" + ep + "&region=us-east-1&path_style=true", s3b},
+		{"miniostore", "minio://" + bucket + "/via-minio?endpoint=" + ep, mb},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tiny(tc.b)
 			if dep := os.Getenv(dynamoEndpointEnv); dep != "" {
-				cfg.Coordinator, cfg.DynamoDB = dynamoCoordinator(t, dep)
+				var table string
+				cfg.Coordinator, cfg.DynamoDB, table = dynamoCoordinator(t, dep)
+				cfg.CoordURL = "dynamodb://" + table + "?endpoint=" + dep + "&region=us-east-1"
 			}
+			// The process rows run whole fence processes.
+			cfg.CLI, cfg.StoreURL, cfg.ProcessIterations = fenceCLI(t), tc.url, 2
 			rep, err := Run(ctx, cfg, io.Discard)
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, rep.Table())
 			}
-			checkReport(t, rep, true)
+			checkReport(t, rep, true, true)
 			if !strings.Contains(rep.Plain, "on the backend's own") {
 				t.Errorf("plain baseline %q is not the backend's SDK client", rep.Plain)
 			}
@@ -81,8 +88,8 @@ func TestRunAgainstServers(t *testing.T) {
 }
 
 // dynamoCoordinator returns a coordinator on a fresh dynalite table,
-// deleted when t ends, and its client.
-func dynamoCoordinator(t *testing.T, endpoint string) (*coord.Coordinator, *dynamodb.Client) {
+// deleted when t ends, its client and the table's name.
+func dynamoCoordinator(t *testing.T, endpoint string) (*coord.Coordinator, *dynamodb.Client, string) {
 	t.Helper()
 	client, err := dynamocoord.NewClient(t.Context(), &dynamocoord.OpenOptions{Endpoint: endpoint, Region: "us-east-1"})
 	if err != nil {
@@ -111,7 +118,7 @@ func dynamoCoordinator(t *testing.T, endpoint string) (*coord.Coordinator, *dyna
 	if err != nil {
 		t.Fatal(err)
 	}
-	return coord.New(d), client
+	return coord.New(d), client, table
 }
 
 // listBucket returns every key in bucket.

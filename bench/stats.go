@@ -21,7 +21,20 @@ type Stats struct {
 	// PeakRSS is the child process's peak resident memory (VmHWM), for
 	// memory rows.
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
+	// CPU is the client's CPU time (user and system) per operation: the
+	// bench process's own for in-process rows (getrusage around each
+	// call, so it includes the work of the process's other goroutines
+	// meanwhile), the child's for process rows.
+	CPU time.Duration `json:"cpu_per_op_ns,omitempty"`
+	// AllocBytes and Allocs are the heap bytes and objects the bench
+	// process allocated per operation (runtime.MemStats around each
+	// call), for in-process rows.
+	AllocBytes int64 `json:"alloc_bytes_per_op,omitempty"`
+	Allocs     int64 `json:"allocs_per_op,omitempty"`
 }
+
+// hasCost reports whether st carries CPU or allocation figures.
+func (st Stats) hasCost() bool { return st.CPU > 0 || st.AllocBytes > 0 || st.Allocs > 0 }
 
 // summarize returns the percentiles of lat, with ops/s over the sum of
 // the latencies (the rate of one sequential caller).

@@ -15,8 +15,20 @@ const (
 // latencyRow returns a row whose ratio is fenced p50 over plain p50.
 // plain may be nil for a row without a baseline.
 func latencyRow(id, name, baseline string, fenced, plain []time.Duration) Row {
-	row := Row{ID: id, Name: name, Metric: metricP50, Baseline: baseline, Fenced: summarize(fenced), Plain: summarize(plain)}
+	return latencyStatsRow(id, name, baseline, summarize(fenced), summarize(plain))
+}
+
+// latencyStatsRow is latencyRow of summarized sides.
+func latencyStatsRow(id, name, baseline string, fenced, plain Stats) Row {
+	row := Row{ID: id, Name: name, Metric: metricP50, Baseline: baseline, Fenced: fenced, Plain: plain}
 	row.Ratio = ratio(float64(row.Fenced.P50), float64(row.Plain.P50))
+	return row
+}
+
+// withFloor sets row's floor: what it is and what it measured.
+func (row Row) withFloor(baseline string, floor Stats) Row {
+	row.FloorBaseline, row.Floor = baseline, floor
+	row.FloorRatio = ratio(float64(row.Fenced.P50), float64(floor.P50))
 	return row
 }
 
@@ -77,16 +89,47 @@ var targets = map[string]target{
 	}},
 	"memory/put/1GiB": maxRSS(64 * MiB),
 	"memory/get/1GiB": maxRSS(64 * MiB),
+	// A job that writes without reading first, with NoFence, costs no
+	// more than the same cycle without fence.
+	"job/1KiB/nofence": maxRatio(1.0),
 }
+
+// floorLimit is the issue's goal for every row with a floor: the fenced
+// p50 within this factor of the floor's.
+const floorLimit = 1.2
+
+// costLimit is the issue's goal for the client's CPU and allocated bytes
+// per small put, against the plain SDK call's.
+const costLimit = 2.0
+
+// costTargets are the rows whose client cost the issue sets a goal for.
+var costTargets = map[string]bool{"put/1KiB": true}
 
 // judge sets row's Target when the issue has one for it and the row has
 // the figures to judge.
 func judge(row *Row) {
+	judgeFloor(row)
 	t, ok := targets[row.ID]
 	if !ok || row.Error != "" || row.Fenced.N == 0 {
 		return
 	}
 	if met, applicable := t.met(*row); applicable {
 		row.Target = &Target{Text: t.text, Met: met}
+	}
+}
+
+// judgeFloor sets row's FloorTarget when it has a floor, and its
+// CostTarget when the issue sets one and both sides have costs.
+func judgeFloor(row *Row) {
+	if row.Error != "" || row.Fenced.N == 0 {
+		return
+	}
+	if row.FloorRatio > 0 {
+		row.FloorTarget = &Target{Text: fmt.Sprintf("<= %gx", floorLimit), Met: row.FloorRatio <= floorLimit}
+	}
+	if costTargets[row.ID] && row.Fenced.hasCost() && row.Plain.hasCost() {
+		cpu := ratio(float64(row.Fenced.CPU), float64(row.Plain.CPU))
+		alloc := ratio(float64(row.Fenced.AllocBytes), float64(row.Plain.AllocBytes))
+		row.CostTarget = &Target{Text: fmt.Sprintf("CPU and bytes <= %gx", costLimit), Met: cpu > 0 && cpu <= costLimit && alloc > 0 && alloc <= costLimit}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -17,8 +18,10 @@ func (a *app) benchCmd() *cobra.Command {
 		putSizes, getSizes     string
 		memorySize             string
 		iterations, commitKeys int
+		processIterations      int
 		domains, liveKeys      []int
 		throughputTime         time.Duration
+		cli                    string
 	)
 	def := bench.Defaults()
 	cmd := &cobra.Command{
@@ -27,13 +30,16 @@ func (a *app) benchCmd() *cobra.Command {
 		Long: `bench measures, interleaved on the same bucket with the same client, each
 fenced operation against the plain operation it wraps (put, multi-key
 commit, get, lease acquisition, concurrent domains, commits in large
-domains, peak memory of a large put and get), and prints p50, p90, p99,
-operations per second and the fenced/plain ratio. It writes only under a
-scratch prefix, fence-bench/<random>/, and deletes it at the end.
-See docs/benchmarks.md.`,
+domains, a batch job's cycle, a whole 'fence put' process, peak memory of
+a large put and get) and against its floor, the bare calls the protocol
+cannot avoid, and prints p50, p90, p99, operations per second, both
+ratios, and the client's CPU and allocations per operation. It writes
+only under a scratch prefix, fence-bench/<random>/, and deletes it at the
+end. See docs/benchmarks.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := bench.Config{Iterations: iterations, CommitKeys: commitKeys, Domains: domains, LiveKeys: liveKeys, ThroughputTime: throughputTime}
+			cfg := bench.Config{Iterations: iterations, CommitKeys: commitKeys, Domains: domains, LiveKeys: liveKeys, ThroughputTime: throughputTime,
+				ProcessIterations: processIterations, CLI: cli}
 			var err error
 			if cfg.Cases, err = bench.ParseCases(cases); err != nil {
 				return usage("%w", err)
@@ -57,6 +63,13 @@ See docs/benchmarks.md.`,
 			}
 			defer closeAll()
 			cfg.Backend, cfg.Coordinator = store.Backend(), c
+			cfg.StoreURL, cfg.CoordURL = a.resolve(cmd, "store", envStore), a.resolve(cmd, "coord", envCoord)
+			if cfg.CLI == "" {
+				// The process rows run this binary's own 'fence put'.
+				if cfg.CLI, err = os.Executable(); err != nil {
+					return fail(fmt.Errorf("bench: find this executable for the process rows (pass --cli): %w", err))
+				}
+			}
 			if dd, ok := c.Driver().(*dynamocoord.Driver); ok {
 				cfg.DynamoDB = dd.Client()
 			}
@@ -75,7 +88,7 @@ See docs/benchmarks.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, livekeys, memory")
+	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, livekeys, job, process, memory")
 	f.StringVar(&putSizes, "put-sizes", "", "object sizes of the put rows (default 1KiB,1MiB,64MiB)")
 	f.StringVar(&getSizes, "get-sizes", "", "object sizes of the get rows (default 1KiB,64MiB)")
 	f.StringVar(&memorySize, "memory-size", "", "object size of the peak-memory rows (default 1GiB)")
@@ -84,6 +97,8 @@ See docs/benchmarks.md.`,
 	f.IntSliceVar(&domains, "domains", nil, fmt.Sprintf("concurrent domains of the throughput rows (default %v)", def.Domains))
 	f.IntSliceVar(&liveKeys, "live-keys", nil, fmt.Sprintf("live keys of the large-domain rows (default %v)", def.LiveKeys))
 	f.DurationVar(&throughputTime, "throughput-time", 0, fmt.Sprintf("length of each throughput phase (default %s)", def.ThroughputTime))
+	f.IntVar(&processIterations, "process-iterations", 0, fmt.Sprintf("timed processes of each side of the process rows (default %d)", def.ProcessIterations))
+	f.StringVar(&cli, "cli", "", "fence binary `PATH` the process rows run (default this executable)")
 	return cmd
 }
 

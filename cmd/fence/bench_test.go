@@ -12,14 +12,19 @@ import (
 // row, and leaves nothing behind.
 func TestBench(t *testing.T) {
 	c := newCLI(t)
-	r := c.want(0, "", "bench", "--json", "--cases", "put,get,livekeys", "--iterations", "3",
-		"--put-sizes", "1KiB", "--get-sizes", "1KiB", "--live-keys", "10,300")
+	r := c.want(0, "", "bench", "--json", "--cases", "put,get,livekeys,job,process", "--iterations", "3",
+		"--put-sizes", "1KiB", "--get-sizes", "1KiB", "--live-keys", "10,300", "--process-iterations", "2")
 	var rep struct {
 		Rows []struct {
-			ID     string
-			Ratio  float64
-			Error  string
-			Fenced struct{ N int }
+			ID         string
+			Ratio      float64
+			FloorRatio float64 `json:"floor_ratio"`
+			Error      string
+			Skipped    string
+			Fenced     struct {
+				N   int
+				CPU int64 `json:"cpu_per_op_ns"`
+			}
 		}
 		Cleanup struct{ Deleted int }
 	}
@@ -29,11 +34,16 @@ func TestBench(t *testing.T) {
 	ids := map[string]bool{}
 	for _, row := range rep.Rows {
 		ids[row.ID] = true
-		if row.Error != "" {
-			t.Errorf("row %s failed: %s", row.ID, row.Error)
+		if row.Error != "" || row.Skipped != "" {
+			t.Errorf("row %s failed: %s%s", row.ID, row.Error, row.Skipped)
+		}
+		// Every row here has a floor; the process rows run this binary's
+		// own 'fence put', and report its CPU.
+		if row.Ratio <= 0 || row.FloorRatio <= 0 || row.Fenced.CPU <= 0 {
+			t.Errorf("row %s: ratio %v, floor ratio %v, CPU %d ns per operation", row.ID, row.Ratio, row.FloorRatio, row.Fenced.CPU)
 		}
 	}
-	for _, want := range []string{"put/1KiB", "get/1KiB", "livekeys/300"} {
+	for _, want := range []string{"put/1KiB", "get/1KiB", "livekeys/300", "job/1KiB", "job/1KiB/nofence", "process/put/1KiB", "process/put/1KiB/nocache"} {
 		if !ids[want] {
 			t.Errorf("no row %s in %v", want, ids)
 		}
