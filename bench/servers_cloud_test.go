@@ -15,16 +15,14 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 
+	"github.com/fencedstore/fence/internal/azuretest"
 	"github.com/fencedstore/fence/objstore/azblobstore"
 	"github.com/fencedstore/fence/objstore/gcsstore"
 )
 
 // Environment the emulator tests read; deploy/local/servers.sh sets them.
 const (
-	gcsEndpointEnv   = "FENCE_TEST_GCS_ENDPOINT"
-	azureEndpointEnv = "FENCE_TEST_AZURE_ENDPOINT"
-	azureAccountEnv  = "FENCE_TEST_AZURE_ACCOUNT"
-	azureKeyEnv      = "FENCE_TEST_AZURE_KEY"
+	gcsEndpointEnv = "FENCE_TEST_GCS_ENDPOINT"
 )
 
 func scratchName(prefix string) string {
@@ -88,13 +86,7 @@ func gcsKeys(t *testing.T, b *gcsstore.Backend) []string {
 // t ends; it is then deleted.
 func azblobBackend(t *testing.T, prefix string) *azblobstore.Backend {
 	t.Helper()
-	ep, account, key := os.Getenv(azureEndpointEnv), os.Getenv(azureAccountEnv), os.Getenv(azureKeyEnv)
-	if ep == "" || account == "" || key == "" {
-		t.Skipf("bench: %s, %s and %s are not all set; set them to Azurite's endpoint (such as http://127.0.0.1:10000/devstoreaccount1), account and key (deploy/local/test.sh does) to run against it", azureEndpointEnv, azureAccountEnv, azureKeyEnv)
-	}
-	t.Setenv(azblobstore.EnvConnectionString, "")
-	t.Setenv(azblobstore.EnvAccount, account)
-	t.Setenv(azblobstore.EnvKey, key)
+	ep := azuretest.Use(t, "bench")
 	b, err := azblobstore.Open(t.Context(), scratchName("fence-bench-"), prefix, &azblobstore.Options{Endpoint: ep})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +154,7 @@ func TestRunAgainstGCS(t *testing.T) {
 func TestRunAgainstAzurite(t *testing.T) {
 	b := azblobBackend(t, "via-azblob")
 	cfg := tiny(b)
-	cfg.CLI, cfg.StoreURL, cfg.ProcessIterations = fenceCLI(t), "azblob://"+b.Container()+"/via-azblob?endpoint="+os.Getenv(azureEndpointEnv), 2
+	cfg.CLI, cfg.StoreURL, cfg.ProcessIterations = fenceCLI(t), "azblob://"+b.Container()+"/via-azblob?endpoint="+os.Getenv(azuretest.EndpointEnv), 2
 	rep, err := Run(t.Context(), cfg, io.Discard)
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, rep.Table())

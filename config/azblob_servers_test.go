@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/fencedstore/fence/internal/azuretest"
 	"github.com/fencedstore/fence/objstore/azblobstore"
 )
 
@@ -18,13 +18,7 @@ import (
 // capability probe included, also on Put Block List), and a missing
 // container and wrong credentials are reported as such.
 func TestAzblobInitDoctor(t *testing.T) {
-	ep := os.Getenv("FENCE_TEST_AZURE_ENDPOINT")
-	if ep == "" {
-		t.Skip("FENCE_TEST_AZURE_ENDPOINT is not set; bash deploy/local/test.sh starts Azurite and sets it")
-	}
-	t.Setenv(azblobstore.EnvConnectionString, "")
-	t.Setenv(azblobstore.EnvAccount, os.Getenv("FENCE_TEST_AZURE_ACCOUNT"))
-	t.Setenv(azblobstore.EnvKey, os.Getenv("FENCE_TEST_AZURE_KEY"))
+	ep := azuretest.Use(t, "config's init and doctor")
 	var r [6]byte
 	rand.Read(r[:])
 	name := "fence-config-" + hex.EncodeToString(r[:])

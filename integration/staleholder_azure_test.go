@@ -2,19 +2,11 @@ package integration
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/internal/azuretest"
 	"github.com/fencedstore/fence/objstore/azblobstore"
-)
-
-// The Azurite that deploy/local/servers.sh starts: its endpoint
-// (http://127.0.0.1:PORT/ACCOUNT), account and key.
-const (
-	azureEndpointEnv = "FENCE_TEST_AZURE_ENDPOINT"
-	azureAccountEnv  = "FENCE_TEST_AZURE_ACCOUNT"
-	azureKeyEnv      = "FENCE_TEST_AZURE_KEY"
 )
 
 // TestStaleHolderAcrossProcessesAzure is TestStaleHolderAcrossProcesses
@@ -24,13 +16,7 @@ const (
 // inherit the account's shared key in AZURE_STORAGE_ACCOUNT and
 // AZURE_STORAGE_KEY.
 func TestStaleHolderAcrossProcessesAzure(t *testing.T) {
-	ep := os.Getenv(azureEndpointEnv)
-	if ep == "" {
-		t.Skipf("needs Azurite: set %s (bash deploy/local/test.sh starts it and sets it)", azureEndpointEnv)
-	}
-	t.Setenv(azblobstore.EnvConnectionString, "")
-	t.Setenv(azblobstore.EnvAccount, os.Getenv(azureAccountEnv))
-	t.Setenv(azblobstore.EnvKey, os.Getenv(azureKeyEnv))
+	ep := azuretest.Use(t, "the stale-holder test")
 	s := setup{
 		Backend: "azblob", Coord: "bucket", Azure: ep,
 		Bucket: uniqueName("stale"), Domain: "reports/monthly", TTLMilli: 1500,
