@@ -148,20 +148,24 @@ start_job() {
 	local name=$1
 	shift
 	printf '+ [%s] %s\n' "$name" "$*" >&2
-	(set -euo pipefail; "$@") >"$workdir/job-$name.log" 2>&1 &
+	(
+		set -euo pipefail
+		trap 'echo "$SECONDS" >"$workdir/job-$name.end"' EXIT
+		"$@"
+	) >"$workdir/job-$name.log" 2>&1 &
 	job_pids+=("$!")
 	job_names+=("$name")
 	on_exit "kill ${job_pids[-1]} 2>/dev/null"
 }
-# wait_jobs waits for every job, prints its log and how long it took, and
+# wait_jobs waits for every job, prints its log and when it ended, and
 # fails when any failed.
 wait_jobs() {
 	local i failed=()
 	for i in "${!job_pids[@]}"; do
 		if wait "${job_pids[$i]}"; then
-			printf -- '--- [%s] ok (done %ds into the run)\n' "${job_names[$i]}" "$SECONDS" >&2
+			printf -- '--- [%s] ok (ended %ss into the run)\n' "${job_names[$i]}" "$(cat "$workdir/job-${job_names[$i]}.end")" >&2
 		else
-			printf -- '--- [%s] FAILED\n' "${job_names[$i]}" >&2
+			printf -- '--- [%s] FAILED (%ss into the run)\n' "${job_names[$i]}" "$(cat "$workdir/job-${job_names[$i]}.end" 2>/dev/null)" >&2
 			failed+=("${job_names[$i]}")
 		fi
 		sed "s/^/[${job_names[$i]}] /" "$workdir/job-${job_names[$i]}.log" >&2
