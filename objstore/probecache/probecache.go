@@ -60,23 +60,6 @@ func Open(path string, lifetime time.Duration, now func() time.Time) (*Dir, erro
 	return &Dir{path: path, lifetime: lifetime, now: now}, nil
 }
 
-// DefaultPath is the cache's directory for this user: fence/probe under
-// the user's cache directory (os.UserCacheDir: $XDG_CACHE_HOME or
-// ~/.cache on Linux).
-func DefaultPath() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("probecache: %w", err)
-	}
-	return filepath.Join(d, "fence", "probe"), nil
-}
-
-// Path returns the cache's directory.
-func (d *Dir) Path() string { return d.path }
-
-// Lifetime returns how long a verdict holds.
-func (d *Dir) Lifetime() time.Duration { return d.lifetime }
-
 // verdict is a verdict file's content.
 type verdict struct {
 	Key    string    `json:"key"`
@@ -99,16 +82,6 @@ func (d *Dir) Passed(key string) bool {
 	}
 	age := d.now().Sub(v.Passed)
 	return age >= 0 && age < d.lifetime
-}
-
-// Until returns when key's verdict stops holding, and false when there
-// is none that holds now.
-func (d *Dir) Until(key string) (time.Time, bool) {
-	if !d.Passed(key) {
-		return time.Time{}, false
-	}
-	v, _ := d.read(key)
-	return v.Passed.Add(d.lifetime), true
 }
 
 func (d *Dir) read(key string) (verdict, bool) {
