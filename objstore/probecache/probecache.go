@@ -2,14 +2,16 @@
 // (driver.ProbeWith) in files, so that the processes one user runs on
 // one machine probe a store once per lifetime instead of once each. A
 // fence CLI run from cron is a new process every time, and the probe is
-// about twenty requests to the store; with a cached verdict its first
-// write costs what a write costs.
+// about twenty requests to the store; with a cached verdict, a whole
+// `fence put` process measured 1.18x a plain PutObject process, against
+// 3.40x without (docs/benchmarks.md).
 //
 // A verdict is a file named by a hash of its key, in a directory only
 // its user may write, holding the key and when the probe passed. It
 // holds while that time is within the lifetime by the machine's clock:
 // a verdict from the future (the clock went back) does not hold. What a
-// cached verdict can miss is in docs/design.md ("The capability probe").
+// cached verdict can miss is in docs/design.md ("The probe's verdict
+// across processes").
 package probecache
 
 import (
