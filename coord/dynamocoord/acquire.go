@@ -112,42 +112,58 @@ func (c *Driver) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease
 // req.Holder, unless req.Force.
 //
 // The condition is written as an OR of ANDs, without parentheses (see
-// orOfAnds): the same condition with them cost dynalite about 3 ms more
-// per acquisition, most of it in parsing.
+// orOfAnds), and with as few function calls as its checks allow:
+// dynalite's parser backtracks at every parenthesis and re-parses a
+// function call at every alternative it tries, and parsing the condition
+// was most of what an acquisition cost dynalite beyond a bare UpdateItem
+// (docs/benchmarks.md, "lease acquire"). Comparisons do the checks that
+// functions did: an operand of another type than the value it is
+// compared with makes a comparison false, and so does an absent one.
 func (c *Driver) acquireInput(req coord.Request, attempt string, now time.Time, raise bool) *dynamodb.UpdateItemInput {
 	vals := map[string]types.AttributeValue{
 		":me":      str(req.Holder),
 		":exp":     millis(stamp(now, req.TTL)),
 		":attempt": str(attempt),
-		":S":       str("S"),
+		":empty":   str(""),
 	}
 	// The holder: absent, released or ours, or expired; with Force any.
 	// The type checks keep the update off items it would misread (a
 	// holder that is not a string, a negative or non-numeric counter):
-	// the read after the failed condition reports them as corrupt. (A
-	// holder compared equal to a string is a string.)
-	free := []string{"attribute_not_exists(#holder)", "#holder IN (:empty, :me)", "#expires <= :now AND attribute_type(#holder, :S)"}
+	// the read after the failed condition reports them as corrupt. A
+	// holder compared equal to a string is a string, and so is one at
+	// least the empty string (#holder >= :empty, which every string is
+	// and nothing else).
+	free := []string{"attribute_not_exists(#holder)", "#holder IN (:empty, :me)", "#expires <= :now AND #holder >= :empty"}
 	if req.Force {
-		free = []string{"attribute_not_exists(#holder)", "attribute_type(#holder, :S)"}
+		free = []string{"attribute_not_exists(#holder)", "#holder >= :empty"}
 	} else {
-		vals[":empty"], vals[":now"] = str(""), millis(now)
+		vals[":now"] = millis(now)
 	}
 	var set string
 	var counter []string
-	if raise {
+	switch {
+	case raise:
+		// No arithmetic checks the counter's type here: the condition
+		// must.
 		set = "SET #token = :next"
 		vals[":next"] = num(req.Floor + 1) // checked by coord.Coordinator: Floor < MaxToken
 		vals[":zero"], vals[":floor"] = num(0), num(req.Floor)
 		counter = []string{"attribute_not_exists(#token)", "#token BETWEEN :zero AND :floor"}
-	} else {
+	case req.Floor == 0:
+		// Absent (a new domain), or a number from 0 to the highest
+		// token below the maximum: neither comparison holds for an
+		// absent counter. One that is not a number passes both, and
+		// fails the update's arithmetic instead (a ValidationException,
+		// which TryAcquire reports as a corrupt record after a read).
 		set = "SET #token = if_not_exists(#token, :zero) + :one"
 		vals[":zero"], vals[":one"], vals[":top"] = num(0), num(1), num(rules.MaxToken-1)
-		if req.Floor == 0 {
-			counter = []string{"attribute_not_exists(#token)", "#token BETWEEN :zero AND :top"}
-		} else {
-			vals[":floor"] = num(req.Floor)
-			counter = []string{"#token BETWEEN :floor AND :top"}
-		}
+		counter = []string{"NOT #token < :zero AND NOT #token > :top"}
+	default:
+		// The counter must be there and at least the floor (below it,
+		// raise writes Floor+1).
+		set = "SET #token = #token + :one"
+		vals[":one"], vals[":floor"], vals[":top"] = num(1), num(req.Floor), num(rules.MaxToken-1)
+		counter = []string{"#token BETWEEN :floor AND :top"}
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(c.table),

@@ -379,16 +379,27 @@ func testCorruptItem(t *testing.T, endpoint string) {
 			if !errors.Is(err, coord.ErrCorruptRecord) || !strings.Contains(err.Error(), table) {
 				t.Fatalf("State: %v; want ErrCorruptRecord naming the table", err)
 			}
-			_, err = c.TryAcquire(ctx, coord.Request{Domain: domain, Holder: "B", TTL: time.Second})
-			if !errors.Is(err, coord.ErrCorruptRecord) {
-				t.Fatalf("TryAcquire: %v; want ErrCorruptRecord", err)
+			// Each form of the acquisition's update: no floor, a floor
+			// below the counter, and Force (which takes a live lease,
+			// but not a corrupt item's; an item with a holder and no
+			// expiry is not among those it refuses).
+			reqs := []coord.Request{{Floor: 0}, {Floor: 2}}
+			if name != "HolderNoExpiry" {
+				reqs = append(reqs, coord.Request{Force: true})
 			}
-			out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(domain), ConsistentRead: aws.Bool(true)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := out.Item[attrAttempt]; ok {
-				t.Fatalf("the corrupt item was written over: %v", out.Item)
+			for _, r := range reqs {
+				r.Domain, r.Holder, r.TTL = domain, "B", time.Second
+				_, err = c.TryAcquire(ctx, r)
+				if !errors.Is(err, coord.ErrCorruptRecord) {
+					t.Fatalf("TryAcquire(floor %d, force %v): %v; want ErrCorruptRecord", r.Floor, r.Force, err)
+				}
+				out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key(domain), ConsistentRead: aws.Bool(true)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := out.Item[attrAttempt]; ok {
+					t.Fatalf("TryAcquire(floor %d, force %v) wrote over the corrupt item: %v", r.Floor, r.Force, out.Item)
+				}
 			}
 		})
 	}
