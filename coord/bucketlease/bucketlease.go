@@ -40,6 +40,7 @@ type Driver struct {
 	clock      coord.Clock
 	skipProbe  bool
 	probeCache driver.VerdictCache
+	mem        memory // the records of the last writes (cache.go)
 }
 
 var _ coord.Driver = (*Driver)(nil)

@@ -24,8 +24,12 @@
 // # Writes
 //
 // Every change reads the record and its ETag and writes the next record
-// with If-Match (If-None-Match when there is none). A lost race (412)
-// re-reads and decides again; a 409 conflict backs off
+// with If-Match (If-None-Match when there is none). A Driver remembers
+// the record and ETag of its own last write, and its next change of that
+// record writes on them at once, without the read: one request, when no
+// other process wrote the record in between. A decision to refuse (a
+// live holder, a lost lease) is only ever taken on a record just read.
+// A lost race (412) re-reads and decides again; a 409 conflict backs off
 // with jitter first. Any other write error may hide a write that landed:
 // the driver reads the record back and counts the write as done if
 // it carries the write's attempt id. When that cannot be settled before

@@ -3,6 +3,7 @@ package bucketlease
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,11 +33,21 @@ func (c *Driver) update(ctx context.Context, op, domain string, decide decideFun
 		}
 	}
 	u := &recordUpdate{c: c, op: op, domain: domain, key: rules.SystemKey(domain, RecordName), attempt: rand.Text(), decide: decide}
-	cur, etag, err := c.read(ctx, domain, u.key)
+	up := cas.Update{Key: u.key, ContentType: "application/json"}
+	if cur, etag, ok := c.mem.get(u.key); ok {
+		// Write on the record of our last write at once (see cache.go).
+		u.remembered = true
+		err := cas.Run(ctx, c.b, up, cas.Updater[record](u), cur, etag)
+		if !errors.Is(err, errStale) {
+			return u.next, err
+		}
+		u.remembered = false
+	}
+	cur, etag, err := u.Read(ctx)
 	if err != nil {
 		return record{}, err
 	}
-	err = cas.Run(ctx, c.b, cas.Update{Key: u.key, ContentType: "application/json"}, cas.Updater[record](u), cur, etag)
+	err = cas.Run(ctx, c.b, up, cas.Updater[record](u), cur, etag)
 	return u.next, err
 }
 
@@ -49,10 +60,19 @@ type recordUpdate struct {
 	decide          decideFunc
 	next            record
 	ambiguous       error // the last write error that may hide a success
+	// remembered: the record Decide is given is the Driver's memory of
+	// it, not yet read (see cache.go).
+	remembered bool
 }
 
 func (u *recordUpdate) Read(ctx context.Context) (record, string, error) {
-	return u.c.read(ctx, u.domain, u.key)
+	u.remembered = false
+	u.c.mem.forget(u.key)
+	cur, etag, err := u.c.read(ctx, u.domain, u.key)
+	if err == nil {
+		u.c.mem.put(u.key, cur, etag)
+	}
+	return cur, etag, err
 }
 
 func (u *recordUpdate) Decide(_ context.Context, cur record) (cas.Write, bool, error) {
@@ -62,6 +82,9 @@ func (u *recordUpdate) Decide(_ context.Context, cur record) (cas.Write, bool, e
 	}
 	next, err := u.decide(cur, u.c.clock.Now())
 	if err != nil {
+		if u.remembered {
+			return cas.Write{}, true, errStale // decide again on the record as it is
+		}
 		return cas.Write{}, true, err
 	}
 	next.Domain, next.Attempt = u.domain, u.attempt
@@ -73,9 +96,12 @@ func (u *recordUpdate) Decide(_ context.Context, cur record) (cas.Write, bool, e
 	return cas.Bytes(data), false, nil
 }
 
-func (u *recordUpdate) Wrote(context.Context, string) {}
+func (u *recordUpdate) Wrote(_ context.Context, etag string) { u.c.mem.put(u.key, u.next, etag) }
 
-func (u *recordUpdate) Failed(_ record, err error) { u.ambiguous = err }
+func (u *recordUpdate) Failed(_ record, err error) {
+	u.ambiguous = err
+	u.c.mem.forget(u.key)
+}
 
 func (u *recordUpdate) Stop(err error) error {
 	if u.ambiguous != nil {
