@@ -52,7 +52,7 @@ func appendEncoding(b []byte, m *Manifest) ([]byte, error) {
 func estimateSize(m *Manifest) int {
 	n := 256 + (len(m.Log)+2)*logEntrySize + len(m.Shards)*160
 	for k, e := range m.Keys {
-		n += len(k) + len(e.Version) + len(e.SHA256) + 128 + base64.StdEncoding.EncodedLen(len(e.Data))
+		n += len(k) + len(e.Version) + len(e.SHA256) + 160 + base64.StdEncoding.EncodedLen(len(e.Data))
 	}
 	return n
 }
@@ -162,6 +162,11 @@ func appendEntries(b []byte, keys map[string]Entry, ok *bool) []byte {
 	}
 	slices.Sort(sorted)
 	b = append(b, '{')
+	// The entries a commit puts share its time: its encoding is copied
+	// from the last entry's when the time is the same (==: the same
+	// instant, location and monotonic reading, so the same encoding).
+	var lastTime time.Time
+	lastAt, lastEnd := -1, -1
 	for i, k := range sorted {
 		if i > 0 {
 			b = append(b, ',')
@@ -177,7 +182,13 @@ func appendEntries(b []byte, keys map[string]Entry, ok *bool) []byte {
 		b = append(b, `,"token":`...)
 		b = strconv.AppendUint(b, e.Token, 10)
 		b = append(b, `,"committed":`...)
-		b = appendTime(b, e.Committed, ok)
+		if lastAt >= 0 && e.Committed == lastTime {
+			b = append(b, b[lastAt:lastEnd]...)
+		} else {
+			lastTime, lastAt = e.Committed, len(b)
+			b = appendTime(b, e.Committed, ok)
+			lastEnd = len(b)
+		}
 		if e.Deleted {
 			b = append(b, `,"deleted":true`...)
 		}

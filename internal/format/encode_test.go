@@ -67,6 +67,18 @@ func TestEncodeMatchesJSON(t *testing.T) {
 		{"zero-offset zone", func(m *Manifest) { m.Log[1].Time = time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 0)) }},
 		{"year 0", func(m *Manifest) { m.Log[1].Time = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC) }},
 		{"year 9999", func(m *Manifest) { m.Log[1].Time = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC) }},
+		{"keys committed at one instant in two zones", func(m *Manifest) {
+			// The entries before it share their time: its encoding is
+			// not copied from theirs.
+			e := m.Keys["out/part-5.csv"]
+			e.Committed = e.Committed.In(time.FixedZone("X", 3600))
+			m.Keys["out/part-5.csv"] = e
+		}},
+		{"keys committed at two times", func(m *Manifest) {
+			e := m.Keys["out/part-5.csv"]
+			e.Committed = e.Committed.Add(time.Nanosecond)
+			m.Keys["out/part-5.csv"] = e
+		}},
 		{"max uint64", func(m *Manifest) { m.Highest, m.Seq, m.Log[0].Token = ^uint64(0), ^uint64(0), ^uint64(0) }},
 		{"negative counts", func(m *Manifest) { m.Log[2].Puts, m.Shards[0].Count = -1, -5 }},
 	}
