@@ -323,8 +323,8 @@ func validateCommit(domain string, token uint64, changes []Change) error {
 			return &InvalidError{What: "size", Value: fmt.Sprint(ch.Size), Reason: "must be the exact length, or -1 when unknown"}
 		}
 		if !ch.Delete {
-			if vk := format.VersionKey(domain, ch.Key, token, "0123456789abcdef0123456789abcdef"); len(vk) > MaxKeyLen {
-				return &InvalidError{What: "key", Value: ch.Key, Reason: fmt.Sprintf("its version object key in domain %q would be %d bytes, over the limit of %d", domain, len(vk), MaxKeyLen)}
+			if n := format.VersionKeyLen(domain, ch.Key, token, len("0123456789abcdef0123456789abcdef")); n > MaxKeyLen {
+				return &InvalidError{What: "key", Value: ch.Key, Reason: fmt.Sprintf("its version object key in domain %q would be %d bytes, over the limit of %d", domain, n, MaxKeyLen)}
 			}
 		}
 	}
