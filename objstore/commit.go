@@ -285,14 +285,20 @@ func (c *commit) fenced(highest uint64, claimedBy string) error {
 // result describes the commit recorded by log entry e in manifest m.
 func (c *commit) result(m *format.Manifest, e format.LogEntry, recovered bool) CommitResult {
 	out := CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: e.Seq, Highest: m.Highest, Time: e.Time, Recovered: recovered}
+	add := func(v Version) {
+		if out.Versions == nil { // sized once, not doubled per key; still nil when none
+			out.Versions = make([]Version, 0, len(c.puts))
+		}
+		out.Versions = append(out.Versions, v)
+	}
 	for _, ch := range c.puts {
 		if en, ok := c.entries[ch.Key]; ok && e.AttemptID() == c.attempt {
 			v := versionOf(ch.Key, en)
 			v.Committed = e.Time
-			out.Versions = append(out.Versions, v)
+			add(v)
 		} else if en, ok, _ := m.Overlay(ch.Key); ok && strings.HasSuffix(en.Version, "-"+e.AttemptID()) {
 			// Landed by an earlier attempt, and still current.
-			out.Versions = append(out.Versions, versionOf(ch.Key, en))
+			add(versionOf(ch.Key, en))
 		}
 	}
 	return out
