@@ -27,6 +27,7 @@ type Store struct {
 	versions *versionCache
 	shards   shardCache
 	issued   issued
+	claims   claims
 	seen     seenManifests
 }
 
