@@ -17,7 +17,7 @@ import (
 // checks the size and the two CRCs, a 64-bit check whose CPU cost is a
 // small fraction of SHA-256's, and SHA-256 only for entries without them
 // or when Options.VerifySHA256 asks for it. See docs/design.md,
-// "Reading and verifying".
+// "Checking what is read".
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

@@ -91,7 +91,7 @@ type Options struct {
 	// of SHA-256's CPU), and only one written before they were recorded
 	// by its SHA-256. Set it to also refuse bytes crafted to match the
 	// CRCs, which only a writer to the version objects could place; see
-	// docs/design.md, "Reading and verifying".
+	// docs/design.md, "Checking what is read".
 	VerifySHA256 bool
 	// Observer receives every commit's outcome, every collection, and
 	// every call to the backend with its latency (see package observe:
