@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -171,5 +172,37 @@ func TestSpillAddsCRCs(t *testing.T) {
 	got, _, err := s.ReadAll(ctx, "d", "old")
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read spilled value: %q, %v", got, err)
+	}
+}
+
+// The two CRCs' generator polynomials have no common factor, so together
+// they are one check of degree 64 (docs/manifest.md, "Checksums"): a
+// change passes both only if their product divides it, and no burst of
+// up to 64 bits does.
+func TestCRCPolynomialsCoprime(t *testing.T) {
+	// poly returns the generator of a CRC from hash/crc32's reversed
+	// representation: x^32 plus the bit-reversed constant.
+	poly := func(reversed uint32) uint64 {
+		var p uint64
+		for i := range 32 {
+			if reversed&(1<<i) != 0 {
+				p |= 1 << (31 - i)
+			}
+		}
+		return p | 1<<32
+	}
+	deg := func(p uint64) int { return 63 - bits.LeadingZeros64(p) }
+	mod := func(a, b uint64) uint64 {
+		for a != 0 && deg(a) >= deg(b) {
+			a ^= b << (deg(a) - deg(b))
+		}
+		return a
+	}
+	a, b := poly(crc32.Castagnoli), poly(crc32.IEEE)
+	for b != 0 {
+		a, b = b, mod(a, b)
+	}
+	if a != 1 {
+		t.Fatalf("the CRC-32C and CRC-32 polynomials share the factor %#x", a)
 	}
 }
