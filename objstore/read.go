@@ -74,9 +74,9 @@ func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
 // Get opens key's bytes at the snapshot. The reader verifies size and
 // checksums as it is read (CRC-32C and CRC-32 when the manifest records
 // them, else SHA-256; see Options.VerifySHA256) and fails with
-// ErrIntegrity at the end if they differ from the manifest's record. A version the current manifest
-// names but the store no longer has is a *DataLossError (ErrDataLoss),
-// not ErrNotFound.
+// ErrIntegrity at the end if they differ from the manifest's record. A
+// version the current manifest names but the store no longer has is a
+// *DataLossError (ErrDataLoss), not ErrNotFound.
 func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	v, err := sn.Version(ctx, key)
 	if err != nil {
