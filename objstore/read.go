@@ -15,8 +15,12 @@ import (
 // Reads need no lease and no token: they read the manifest, then the
 // version it names, and verify its size and checksums (see checksum.go).
 
-// A version of more than readAheadMin bytes is read ahead of its reader by
-// readAheadBuffers buffers of readAheadSize bytes (4 MiB in flight).
+// A version of more than readAheadMin bytes checked by its SHA-256 is read
+// ahead of its reader by readAheadBuffers buffers of readAheadSize bytes
+// (4 MiB in flight), so that the hash overlaps the transfer. One checked
+// by its CRCs is not: they cost too little CPU for the overlap to show,
+// and the buffers would add 4 MiB to the read's memory (docs/benchmarks.md,
+// "get 64 MiB").
 const (
 	readAheadMin     = 1 << 20
 	readAheadBuffers = 4
@@ -93,9 +97,10 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if err != nil {
 		return nil, sn.readFailed(ctx, v, err)
 	}
-	if v.Size > readAheadMin {
+	r := sn.s.newReader(v, rc)
+	if v.Size > readAheadMin && r.check.sha != nil {
 		// A goroutine reads the next megabytes from the network while
-		// the reader's goroutine checks what it returns, so that the
+		// the reader's goroutine hashes what it returns, so that the
 		// verification overlaps the transfer instead of following it.
 		ra, err := readahead.NewReadCloserSize(rc, readAheadBuffers, readAheadSize)
 		if err != nil { // only for invalid sizes
@@ -104,11 +109,9 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 		}
 		// Close closes the body first: the read-ahead goroutine may be
 		// blocked reading it, and the read-ahead's Close waits for it.
-		r := sn.s.newReader(v, ra)
-		r.raw = rc
+		r.rc, r.raw = ra, rc
 		return r, nil
 	}
-	r := sn.s.newReader(v, rc)
 	if cache.fits(v.Size) {
 		// Keep the bytes once they are read to the end and verified.
 		r.keep = make([]byte, 0, v.Size)
