@@ -30,9 +30,15 @@ type AcquireOptions struct {
 	// token (not NoFence), that holder's late writes are then rejected.
 	// Break uses it.
 	Force bool
-	// NoFence skips fencing the store with the new token. The previous
-	// holder's late writes are then rejected only from the new holder's
-	// first commit on.
+	// NoFence skips fencing the store with the new token: the first
+	// commit at the token through the Store given to Acquire fences the
+	// domain instead, and claims the token as the fence would have
+	// (objstore.Store.Claim): if another commit raised the domain to the
+	// same token first (a coordinator whose records were wiped can issue
+	// a token twice), it is refused with a *objstore.FencedError whose
+	// ClaimedBy is set. The previous holder's late writes are rejected
+	// only from that commit on. A token used through another Store or
+	// process claims nothing there; see CheckUnclaimed.
 	NoFence bool
 	// Clock judges lease expiry. Default: the system clock.
 	Clock coord.Clock
@@ -42,8 +48,8 @@ type AcquireOptions struct {
 }
 
 // TakeoverError reports a lease that was taken but could not be made safe
-// to write with: the store could not be fenced (or, with NoFence, checked)
-// at its token. The lease has been released. Err says why; it matches
+// to write with: the store could not be fenced at its token (or, by
+// CheckUnclaimed, was found already raised to it). The lease has been released. Err says why; it matches
 // objstore.ErrFenced when another holder's commit already reached the
 // token.
 type TakeoverError struct {
@@ -77,8 +83,8 @@ func (e *TakeoverError) Unwrap() error { return e.Err }
 //     floor read and our acquisition, it may have issued the same token
 //     to another holder, and only the first of the two to fence gets in
 //     (the other fails with a *objstore.FencedError whose ClaimedBy is
-//     set). With NoFence, the store's highest token is read again
-//     instead, and a token it already reached is refused;
+//     set). With NoFence, the first commit at the token through store
+//     does both instead (objstore.Store.Claim);
 //  4. it starts a Session that renews the lease in the background until
 //     the lease is lost, Release or Orphan is called, or opts.Lifetime
 //     ends.
@@ -173,16 +179,10 @@ func acquire(ctx context.Context, store *objstore.Store, c *coord.Coordinator, d
 		}
 	}
 	if o.NoFence {
-		// Check the floor again: a coordinator wiped after our read may
-		// have issued this token to another holder, who fenced with it.
-		h, err := store.Highest(ctx, domain)
-		if err == nil && h >= l.Token {
-			err = fmt.Errorf("the store's highest token is already %d: the coordinator issued token %d again", h, l.Token)
-		}
-		if err != nil {
-			release(ctx, c, l)
-			return coord.Lease{}, &TakeoverError{Domain: domain, Token: l.Token, Err: fmt.Errorf("check the store: %w", err)}
-		}
+		// No fence: the first commit at the token through store raises
+		// the domain to it, and claims it as the fence would have. It
+		// may come much later, so it asks the issuer (if any) itself.
+		store.Claim(domain, l.Token)
 		return l, nil
 	}
 	// The token is the coordinator's own answer: the fence need not ask

@@ -68,8 +68,8 @@
 //   - job: the takeover's floor, then one more conditional manifest write
 //     (the put), then one bare conditional write to the coordinator (the
 //     release); with NoFence, the manifest's GET beside the acquisition,
-//     the manifest's GET again (NoFence's check that no other holder
-//     reached the token), the put's manifest write, the release;
+//     then the put's manifest write (which claims the token), then the
+//     release;
 //   - `fence put` process: a process of the same binary that makes one
 //     GET of the manifest (a new process has no cached ETag) and one
 //     conditional PUT of as many bytes.

@@ -25,8 +25,12 @@
  *                cleared its uncertainty returns a plain error,
  *                meaning "not applied" (objstore/commit.go's c.fail
  *                when the fold after the clear fails)            control
- *   NO_FENCE     a holder acquires as fence.Acquire with NoFence
- *                does: no fence, a second read of M.highest      control
+ *   NO_FENCE     holders acquire as fence.Acquire with NoFence
+ *                does: no fence; their first data commit claims the
+ *                token (the equal-token rule of a fence)  must still pass
+ *   NO_CLAIM     with NO_FENCE: the data commit claims nothing (as
+ *                before claims: a second read of M.highest after
+ *                the acquisition, then plain data commits)       control
  *   UNC_RESET    uncBase restarts after a cleared uncertainty, as
  *                objstore/commit.go does today         must still pass
  *   REACH=n      coverage: fail when event n happens (COVER below),
@@ -50,7 +54,7 @@
 #define ACK     1  /* "ack" (or "landed"): the commit is applied */
 #define FENCED  2  /* "fenced": not applied, and never will be */
 #define UNKNOWN 3  /* "unknown": the caller may retry with After */
-#define CLAIMED 4  /* fence only: "token already claimed by another acquisition" */
+#define CLAIMED 4  /* fence, or a claiming data commit: "token already claimed by another acquisition" */
 #define NOOP    5  /* OLD_FENCE only: an equal-token fence's no-op success (claims nothing) */
 #define FAILED  6  /* PLAIN_ERROR only: a plain error, which claims "not applied" */
 
@@ -129,6 +133,7 @@ bit exists[NA];
 byte aX[NA];  /* commit id */
 byte aT[NA];  /* token */
 bit aF[NA];   /* a fence: data-less, names nothing */
+bit aC[NA];   /* a data commit that claims its token (NO_FENCE) */
 byte aH[NA];  /* holder (ghost) */
 
 /*
@@ -296,6 +301,9 @@ inline decide(a) {
 	if
 	:: Mhigh > aT[a] -> res = FENCED
 	:: aF[a] && Mhigh == aT[a] -> res = EQUAL_FENCE(a)
+#ifndef NO_CLAIM
+	:: aC[a] && Mhigh == aT[a] && Mraised != aX[a] -> res = CLAIMED
+#endif
 	:: else -> res = NONE
 	fi
 }
@@ -320,8 +328,9 @@ inline advance() {
 	:: else ->
 		/* the commit is done */
 		if
-		:: aF[cur] && (res == ACK || res == NOOP) ->
-			/* a takeover succeeded: at most one per token */
+		:: (aF[cur] || aC[cur]) && (res == ACK || res == NOOP) ->
+			/* a takeover succeeded (its fence, or its claiming
+			 * commit): at most one per token */
 			check(inv_one_holder, !succ[aT[cur]]);
 			succ[aT[cur]] = 1
 		:: else -> skip
@@ -515,18 +524,24 @@ proctype Client(bit acq; byte a1; byte a2; byte b1; byte b2) {
 #endif
 		};
 #ifdef NO_FENCE
-		/* fence.Acquire with NoFence: no fence; refuse the token if the
-		 * store's highest has reached it. */
+		/* fence.Acquire with NoFence: no fence; the data commit claims
+		 * the token. */
 		atomic {
+			aC[b1] = 1;
+			aC[b2] = 1;
+			aC[0] = 0;
+#ifdef NO_CLAIM
+			/* before claims: refuse the token if the store's highest
+			 * has reached it */
 			printf("EV holder %d checks the floor again: highest %d\n", aH[a1], Mhigh);
 			if
 			:: Mhigh >= t -> cur = 0
-			:: else ->
-				check(inv_one_holder, !succ[t]);
-				succ[t] = 1;
-				cur = b1;
-				second = 1
+			:: else -> cur = b1; second = 1
 			fi;
+#else
+			cur = b1;
+			second = 1;
+#endif
 			t = 0
 		}
 #else

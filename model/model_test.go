@@ -60,6 +60,8 @@ var checks = []check{
 		what: "W1 and W2 (one commit each, retries) at token 1, a takeover at token 2 with a data commit, GC"},
 	{name: "Takeover", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DFENCE_RETRY"},
 		what: "two holders acquire, with the coordinator's wipe, fence (and retry the fence), and commit; GC"},
+	{name: "TakeoverNoFence", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DNO_FENCE"},
+		what: "two holders acquire with NoFence, with the coordinator's wipe; each holder's data commit claims its token; GC"},
 	{name: "TakeoverStale", file: "takeover.pml", defines: []string{"-DNO_DATA"},
 		what: "a stale writer at token 1 while two holders acquire, with the wipe, and fence; GC"},
 	{name: "CommitLog1", file: "commit.pml", defines: []string{"-DNO_TAKEOVER", "-DL=1"},
@@ -72,6 +74,8 @@ var checks = []check{
 		what: "the Commit scenario with uncBase restarting after a cleared uncertainty, as objstore/commit.go does"},
 	{name: "CommitFull", file: "commit.pml", defines: []string{"-DGCPASSES=1"}, opt: "-O2", hash: 26, long: true,
 		what: "every commit.pml process at once: W1, W2 with two commits, the takeover, GC"},
+	{name: "TakeoverNoFenceStale", file: "takeover.pml", defines: []string{"-DNO_FENCE"}, long: true,
+		what: "TakeoverNoFence with a stale writer at token 1"},
 	{name: "TakeoverFull", file: "takeover.pml", defines: []string{"-DFENCE_RETRY"}, opt: "-O2", hash: 26, long: true,
 		what: "every takeover.pml process at once: the stale writer, two holders with fence retries and data, GC"},
 
@@ -91,9 +95,9 @@ var checks = []check{
 	{name: "ControlPlainError", file: "commit.pml", defines: []string{"-DNO_TAKEOVER", "-DPLAIN_ERROR"},
 		violates: []string{"inv_fenced_honest"},
 		what:     "a write loop stopped right after a read-back cleared its uncertainty returns a plain error (not applied)"},
-	{name: "ControlNoFence", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DNO_FENCE"},
+	{name: "ControlNoClaim", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DNO_FENCE", "-DNO_CLAIM"},
 		violates: []string{"inv_one_holder", "inv_one_writer"},
-		what:     "holders acquire with NoFence: no fence, a second read of the store's highest"},
+		what:     "holders acquire with NoFence, and their data commits claim nothing (a second read of the store's highest instead)"},
 
 	// Coverage: the correct model's scenarios reach these events.
 	{name: "ReachInFlightLands", file: "commit.pml", defines: []string{"-DNO_TAKEOVER"}, reach: 1,
@@ -104,6 +108,8 @@ var checks = []check{
 		what: "an attempt acknowledges while the object named is another attempt's, not its own upload"},
 	{name: "ReachClaimed", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DFENCE_RETRY"}, reach: 4,
 		what: "a takeover is refused: token already claimed by another acquisition"},
+	{name: "ReachClaimedNoFence", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DNO_FENCE"}, reach: 4,
+		what: "a NoFence holder's data commit is refused: token already claimed by another acquisition"},
 	{name: "ReachGCTokenRule", file: "commit.pml", defines: []string{"-DW2_ONE", "-DGCPASSES=1"}, reach: 5,
 		what: "GC deletes an object by the token rule"},
 	{name: "ReachGCLogRule", file: "commit.pml", defines: []string{"-DNO_TAKEOVER"}, reach: 6,

@@ -63,6 +63,9 @@ type Version struct {
 	// would move to, which does not exist yet.
 	Inline bool `json:"inline,omitempty"`
 	data   []byte
+	// crc32c and crc32 are the entry's CRCs (format.Entry), "" when it
+	// records none.
+	crc32c, crc32 string
 }
 
 // CommitResult describes an applied commit.

@@ -71,6 +71,7 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 	if c.holder == "" {
 		c.holder = s.opts.Holder
 	}
+	c.claim = s.claimFor(domain, token, c.id)
 	if err := s.probe(ctx); err != nil {
 		return CommitResult{}, err
 	}
@@ -130,7 +131,11 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 	if err != nil {
 		return CommitResult{}, c.fail(err)
 	}
-	return c.publish(ctx, m, etag)
+	res, err := c.publish(ctx, m, etag)
+	if err == nil {
+		s.claimSettle(domain, c.claim)
+	}
+	return res, err
 }
 
 // errRetry is the reason a retry starts uncertain: the first attempt's
@@ -145,6 +150,7 @@ var errRetry = errors.New("an earlier attempt of this commit may have landed")
 func (c *commit) create(ctx context.Context) (*format.Manifest, string, error) {
 	first := &commit{s: c.s, domain: c.domain, token: c.token, holder: c.holder, id: newID(), creating: true}
 	first.attempt = first.id
+	c.s.claimAdd(c.claim, first.id)
 	if _, err := first.publish(ctx, nil, ""); err != nil {
 		if errors.Is(err, ErrOutcomeUnknown) {
 			return nil, "", fmt.Errorf("objstore: commit %s to %q not applied: creating the domain's manifest: %v", c.id, c.domain, err)
@@ -217,6 +223,10 @@ type commit struct {
 	// spilled holds the version objects this commit has written for
 	// inline values it moved out (see spill).
 	spilled map[string]bool
+	// claim, when set, makes the commit claim its token as a fence does
+	// (see Store.Claim): a domain raised to it by a commit that is not
+	// the claim's own refuses it.
+	claim *claim
 }
 
 func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }
@@ -246,12 +256,17 @@ func (c *commit) decide(m *format.Manifest) (res CommitResult, err error, done b
 		return CommitResult{}, c.unknown(fmt.Errorf("the manifest's log (seq %d) no longer reaches back to seq %d: %w", m.Seq, c.uncBase+1, c.lastErr)), true
 	case m.Highest > c.token:
 		return CommitResult{}, c.fenced(m.Highest, ""), true
-	case c.isFence() && m.Highest == c.token:
+	case (c.isFence() || c.claim != nil) && m.Highest == c.token:
+		// One token belongs to one acquisition: only the commit that
+		// raised the domain to it (or, under a claim, any of the claim's
+		// own commits) may fence at it again or, claiming, write at it.
 		by, _ := m.RaisedBy()
-		if by.ID != c.id && !c.creating {
+		if by.ID != c.id && !c.creating && !c.s.claimOwns(c.claim, by.ID) {
 			return CommitResult{}, c.fenced(m.Highest, by.ID), true
 		}
-		return CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
+		if c.isFence() {
+			return CommitResult{Domain: c.domain, Token: c.token, ID: c.id, Seq: by.Seq, Highest: m.Highest, Time: by.Time, Recovered: true}, nil, true
+		}
 	}
 	return CommitResult{}, nil, false
 }

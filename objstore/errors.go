@@ -64,9 +64,9 @@ var (
 
 // FencedError reports a write rejected because a higher token has already
 // been accepted in its domain.
-// A fence is also rejected when the highest token equals its own but was
-// raised there by another commit (ClaimedBy): one token belongs to one
-// acquisition.
+// A fence, or a commit that claims its token (Store.Claim), is also
+// rejected when the highest token equals its own but was raised there by
+// another commit (ClaimedBy): one token belongs to one acquisition.
 type FencedError struct {
 	Domain  string
 	Token   uint64 // the token the rejected write carried
@@ -87,7 +87,7 @@ func (e *FencedError) Error() string {
 		return fmt.Sprintf("objstore: write to domain %q fenced: token %d is below token %d, the newest the coordinator issued for it (a newer lease exists)", e.Domain, e.Token, e.Issued)
 	}
 	if e.Token == e.Highest {
-		return fmt.Sprintf("objstore: fence of domain %q at token %d refused: the token was already claimed by %s (highest accepted token %d); a coordinator issued it twice, so acquire again for a new one", e.Domain, e.Token, e.claimant(), e.Highest)
+		return fmt.Sprintf("objstore: write to domain %q at token %d refused: the token was already claimed by %s (highest accepted token %d); a coordinator issued it twice, so acquire again for a new one", e.Domain, e.Token, e.claimant(), e.Highest)
 	}
 	return fmt.Sprintf("objstore: write to domain %q fenced: token %d is below the highest accepted token %d", e.Domain, e.Token, e.Highest)
 }

@@ -3,8 +3,6 @@ package objstore
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -70,12 +68,9 @@ func (c *commit) inline(ch Change) (e format.Entry, rest Change, ok bool, err er
 		ch.Body = io.MultiReader(bytes.NewReader(data), ch.Body)
 		return format.Entry{}, ch, false, nil
 	}
-	sum := sha256.Sum256(data)
-	return format.Entry{
-		Version: format.VersionKey(c.domain, ch.Key, c.token, c.attempt),
-		Size:    n, SHA256: hex.EncodeToString(sum[:]), Token: c.token,
-		Inline: true, Data: data,
-	}, ch, true, nil
+	e = entryOf(format.VersionKey(c.domain, ch.Key, c.token, c.attempt), driver.DigestOf(data), c.token)
+	e.Inline, e.Data = true, data
+	return e, ch, true, nil
 }
 
 // readUpTo reads r to its end or to n bytes, whichever comes first. With
@@ -155,7 +150,7 @@ func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 					return err
 				}
 			}
-			e := x.e
+			e := withCRCs(x.e)
 			e.Inline, e.Data = false, nil
 			mu.Lock()
 			if c.spilled == nil {
@@ -187,12 +182,12 @@ func (s *Store) writeSpilled(ctx context.Context, key string, e format.Entry) er
 		return fmt.Errorf("objstore: move inline value of %q: %q exists but cannot be read back: %w", key, e.Version, err)
 	}
 	defer rc.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, rc)
+	d := driver.NewDigester()
+	n, err := io.Copy(d, rc)
 	if err != nil {
 		return fmt.Errorf("objstore: move inline value of %q: read back %q: %w", key, e.Version, err)
 	}
-	if n != e.Size || hex.EncodeToString(h.Sum(nil)) != e.SHA256 {
+	if !digestMatches(d.Digest(), e) {
 		return fmt.Errorf("objstore: move inline value of %q: %q already exists with other bytes than the manifest records (%d bytes): %w", key, e.Version, n, ErrIntegrity)
 	}
 	return nil
@@ -200,6 +195,6 @@ func (s *Store) writeSpilled(ctx context.Context, key string, e format.Entry) er
 
 // inlineReader returns a Reader over v's inline bytes, which it verifies
 // like any version's.
-func inlineReader(v Version) *Reader {
-	return &Reader{Version: v, rc: io.NopCloser(bytes.NewReader(v.data)), h: sha256.New()}
+func (s *Store) inlineReader(v Version) *Reader {
+	return s.newReader(v, io.NopCloser(bytes.NewReader(v.data)))
 }

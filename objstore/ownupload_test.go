@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/faulty"
@@ -76,6 +77,12 @@ func TestVersionUploadReplyLost(t *testing.T) {
 				got, _, err := s.ReadAll(ctx, "d", "k")
 				if err != nil || string(got) != value {
 					t.Fatalf("ReadAll = %d bytes, %v", len(got), err)
+				}
+				// The entry has the CRCs of the bytes read back, whether
+				// or not the backend's digest had them.
+				m, _ := format.ReadManifest(ctx, fb.Unwrap(), "d")
+				if c, i := crcsOf([]byte(value)); m.Keys["k"].CRC32C != c || m.Keys["k"].CRC32 != i {
+					t.Fatalf("entry has crc32c %q and crc32 %q; want %s and %s", m.Keys["k"].CRC32C, m.Keys["k"].CRC32, c, i)
 				}
 			}
 		})

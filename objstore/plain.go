@@ -2,7 +2,6 @@ package objstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strconv"
@@ -198,13 +197,13 @@ func (u *plainCopy) Decide(ctx context.Context, cur plainState) (cas.Write, bool
 	}
 	// The body is verified as it is sent: a version whose bytes do not
 	// match the manifest fails the copy rather than publish them.
-	body := inlineReader(u.v)
+	body := u.s.inlineReader(u.v)
 	if !u.v.Inline {
 		rc, _, err := u.s.b.Get(ctx, u.v.Object, driver.GetOptions{})
 		if err != nil {
 			return cas.Write{}, true, fmt.Errorf("objstore: plain copy %q: read version %q: %w", u.key, u.v.Object, err)
 		}
-		body = &Reader{Version: u.v, rc: rc, h: sha256.New()}
+		body = u.s.newReader(u.v, rc)
 	}
 	return cas.Write{Body: body, Size: u.v.Size, Metadata: u.t.metadata()}, false, nil
 }

@@ -3,10 +3,7 @@ package objstore
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/klauspost/readahead"
@@ -16,10 +13,14 @@ import (
 )
 
 // Reads need no lease and no token: they read the manifest, then the
-// version it names, and verify size and SHA-256.
+// version it names, and verify its size and checksums (see checksum.go).
 
-// A version of more than readAheadMin bytes is read ahead of its reader by
-// readAheadBuffers buffers of readAheadSize bytes (4 MiB in flight).
+// A version of more than readAheadMin bytes checked by its SHA-256 is read
+// ahead of its reader by readAheadBuffers buffers of readAheadSize bytes
+// (4 MiB in flight), so that the hash overlaps the transfer. One checked
+// by its CRCs is not: they cost too little CPU for the overlap to show,
+// and the buffers would add 4 MiB to the read's memory (docs/benchmarks.md,
+// "get 64 MiB").
 const (
 	readAheadMin     = 1 << 20
 	readAheadBuffers = 4
@@ -75,27 +76,29 @@ func (sn *Snapshot) Version(ctx context.Context, key string) (Version, error) {
 }
 
 // Get opens key's bytes at the snapshot. The reader verifies size and
-// SHA-256 as it is read and fails with ErrIntegrity at the end if they
-// differ from the manifest's record. A version the current manifest
-// names but the store no longer has is a *DataLossError (ErrDataLoss),
-// not ErrNotFound.
+// checksums as it is read (CRC-32C and CRC-32 when the manifest records
+// them, else SHA-256; see Options.VerifySHA256) and fails with
+// ErrIntegrity at the end if they differ from the manifest's record. A
+// version the current manifest names but the store no longer has is a
+// *DataLossError (ErrDataLoss), not ErrNotFound.
 func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	v, err := sn.Version(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	if v.Inline {
-		return inlineReader(v), nil
+		return sn.s.inlineReader(v), nil
 	}
 	cache := sn.s.versions
 	if data, ok := cache.get(v.Object); ok {
-		return &Reader{Version: v, rc: io.NopCloser(bytes.NewReader(data)), h: sha256.New()}, nil
+		return sn.s.newReader(v, io.NopCloser(bytes.NewReader(data))), nil
 	}
 	rc, _, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{})
 	if err != nil {
 		return nil, sn.readFailed(ctx, v, err)
 	}
-	if v.Size > readAheadMin {
+	r := sn.s.newReader(v, rc)
+	if v.Size > readAheadMin && r.check.sha != nil {
 		// A goroutine reads the next megabytes from the network while
 		// the reader's goroutine hashes what it returns, so that the
 		// verification overlaps the transfer instead of following it.
@@ -106,10 +109,9 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 		}
 		// Close closes the body first: the read-ahead goroutine may be
 		// blocked reading it, and the read-ahead's Close waits for it.
-		r := &Reader{Version: v, rc: ra, raw: rc, h: sha256.New()}
+		r.rc, r.raw = ra, rc
 		return r, nil
 	}
-	r := &Reader{Version: v, rc: rc, h: sha256.New()}
 	if cache.fits(v.Size) {
 		// Keep the bytes once they are read to the end and verified.
 		r.keep = make([]byte, 0, v.Size)
@@ -176,24 +178,29 @@ type Reader struct {
 	Version Version
 	rc      io.ReadCloser
 	raw     io.Closer // the backend's body under a read-ahead rc, or nil
-	h       hash.Hash
+	check   verifier
 	n       int64
 	err     error
 	// keep collects the bytes of a small version; verified receives them
-	// once size and SHA-256 have matched.
+	// once size and checksums have matched.
 	keep     []byte
 	verified func([]byte)
 }
 
+// newReader returns a Reader of v's bytes from rc, which it verifies.
+func (s *Store) newReader(v Version, rc io.ReadCloser) *Reader {
+	return &Reader{Version: v, rc: rc, check: s.newVerifier(v)}
+}
+
 // Read reads the version's bytes. At the end it returns io.EOF only if
-// size and SHA-256 match the manifest; otherwise an error matching
+// size and checksums match the manifest; otherwise an error matching
 // ErrIntegrity.
 func (r *Reader) Read(p []byte) (int, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
 	n, err := r.rc.Read(p)
-	r.h.Write(p[:n])
+	r.check.write(p[:n])
 	r.n += int64(n)
 	if r.keep != nil && r.n <= r.Version.Size {
 		r.keep = append(r.keep, p[:n]...)
@@ -205,8 +212,8 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		if r.n != r.Version.Size {
 			err = r.integrity(fmt.Sprintf("%d bytes, recorded %d", r.n, r.Version.Size))
-		} else if got := hex.EncodeToString(r.h.Sum(nil)); got != r.Version.SHA256 {
-			err = r.integrity(fmt.Sprintf("sha256 %s, recorded %s", got, r.Version.SHA256))
+		} else if bad := r.check.mismatch(r.Version); bad != "" {
+			err = r.integrity(bad)
 		} else if r.verified != nil {
 			r.verified(r.keep)
 			r.verified, r.keep = nil, nil

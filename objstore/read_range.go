@@ -34,7 +34,7 @@ func (sn *Snapshot) NewRangeReader(ctx context.Context, key string, offset, leng
 	}
 	if v.Inline {
 		// Small: verify the whole value, then cut the range.
-		data, err := io.ReadAll(inlineReader(v))
+		data, err := io.ReadAll(sn.s.inlineReader(v))
 		if err != nil {
 			return nil, err
 		}

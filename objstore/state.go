@@ -21,5 +21,5 @@ func (c *commit) fold(ctx context.Context, next *format.Manifest) (*format.Manif
 
 // versionOf describes key's entry e to a user.
 func versionOf(key string, e format.Entry) Version {
-	return Version{Key: key, Object: e.Version, Size: e.Size, SHA256: e.SHA256, Token: e.Token, Committed: e.Committed, Inline: e.Inline, data: e.Data}
+	return Version{Key: key, Object: e.Version, Size: e.Size, SHA256: e.SHA256, Token: e.Token, Committed: e.Committed, Inline: e.Inline, data: e.Data, crc32c: e.CRC32C, crc32: e.CRC32}
 }

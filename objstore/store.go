@@ -27,6 +27,7 @@ type Store struct {
 	versions *versionCache
 	shards   shardCache
 	issued   issued
+	claims   claims
 	seen     seenManifests
 }
 
@@ -84,6 +85,15 @@ type Options struct {
 	// to their version objects, until half the budget is left. It keeps
 	// the manifest, which every commit rewrites, small. Default 256 KiB.
 	InlineBudget int64
+	// VerifySHA256 makes readers check every version's SHA-256 as well
+	// as its size and CRCs. By default a version whose entry records its
+	// CRC-32C and CRC-32 is checked by those (a 64-bit check that catches
+	// a torn, truncated or substituted object, and costs a small fraction
+	// of SHA-256's CPU), and only one written before they were recorded
+	// by its SHA-256. Set it to also refuse bytes crafted to match the
+	// CRCs, which only a writer to the version objects could place; see
+	// docs/design.md, "Checking what is read".
+	VerifySHA256 bool
 	// Observer receives every commit's outcome, every collection, and
 	// every call to the backend with its latency (see package observe:
 	// observe.Log for logs, promobs for Prometheus metrics). Default:

@@ -2,11 +2,8 @@ package objstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"sync"
 
@@ -144,7 +141,7 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error)
 			if ch.Size >= 0 && dg.Size != ch.Size {
 				return format.Entry{}, fmt.Errorf("objstore: upload %q: body has %d bytes, declared size %d", ch.Key, dg.Size, ch.Size)
 			}
-			return format.Entry{Version: vk, Size: dg.Size, SHA256: hex.EncodeToString(dg.SHA256[:]), Token: c.token}, nil
+			return entryOf(vk, dg, c.token), nil
 		}
 		if errors.Is(err, driver.ErrPreconditionFailed) {
 			// The version exists. Its name is this attempt's alone, so it
@@ -173,28 +170,28 @@ func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error)
 }
 
 // checkOwnUpload checks that an existing version object holds exactly the
-// bytes dg describes.
+// bytes dg describes, and returns its entry, with the CRCs of what was
+// read back when dg has none.
 func (c *commit) checkOwnUpload(ctx context.Context, key, vk string, dg driver.Digest) (format.Entry, error) {
-	want := hex.EncodeToString(dg.SHA256[:])
 	rc, _, err := c.s.b.Get(ctx, vk, driver.GetOptions{})
 	if err != nil {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q exists but cannot be read back: %w", key, vk, err)
 	}
 	defer rc.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, rc)
-	if err != nil {
+	d := driver.NewDigester()
+	if _, err := io.Copy(d, rc); err != nil {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: read back %q: %w", key, vk, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); n != dg.Size || got != want {
+	got := d.Digest()
+	if !digestMatches(got, entryOf(vk, dg, c.token)) {
 		return format.Entry{}, fmt.Errorf("objstore: upload %q: version %q, whose name is this commit attempt's own, already exists with other bytes: the store answered 412 to a write it did not apply, or another writer used the same attempt id", key, vk)
 	}
-	return format.Entry{Version: vk, Size: n, SHA256: want, Token: c.token}, nil
+	return entryOf(vk, got, c.token), nil
 }
 
 // putVersion creates the version object vk with ch's body and returns the
-// body's length and SHA-256: from the backend, when it hashes what it
-// sends anyway (driver.HashingPutter), so the body is hashed once;
+// body's length, SHA-256 and CRCs: from the backend, when it hashes what
+// it sends anyway (driver.HashingPutter), so the body is hashed once;
 // otherwise by hashing it on its way to the backend. With
 // driver.ErrPreconditionFailed the digest is that of the whole body, which
 // is then read to its end if the backend stopped short.
@@ -204,7 +201,7 @@ func (c *commit) putVersion(ctx context.Context, vk string, ch Change) (driver.D
 		_, dg, err := hp.PutHashed(ctx, vk, ch.Body, ch.Size, opts)
 		return dg, err
 	}
-	hr := &hashingReader{r: ch.Body, h: sha256.New()}
+	hr := &hashingReader{r: ch.Body, d: driver.NewDigester()}
 	_, err := c.s.b.Put(ctx, vk, hr, ch.Size, opts)
 	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
 		return driver.Digest{}, err
@@ -214,21 +211,17 @@ func (c *commit) putVersion(ctx context.Context, vk string, ch Change) (driver.D
 			return driver.Digest{}, fmt.Errorf("%w (and reading the rest of the body failed: %v)", err, derr)
 		}
 	}
-	dg := driver.Digest{Known: true, Size: hr.n}
-	hr.h.Sum(dg.SHA256[:0])
-	return dg, err
+	return hr.d.Digest(), err
 }
 
-// hashingReader hashes and counts what passes through it.
+// hashingReader digests what passes through it.
 type hashingReader struct {
 	r io.Reader
-	h hash.Hash
-	n int64
+	d *driver.Digester
 }
 
 func (h *hashingReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
-	h.n += int64(n)
+	h.d.Write(p[:n])
 	return n, err
 }

@@ -13,7 +13,8 @@ func (a *app) getCmd() *cobra.Command {
 		Use:   "get DOMAIN KEY [-o FILE]",
 		Short: "Read KEY's current bytes from DOMAIN",
 		Long: `get writes KEY's current bytes in DOMAIN to standard output, or to FILE
-with -o. Reads need no lease. Size and SHA-256 are verified against the
+with -o. Reads need no lease. Size and checksums (CRC-32C and CRC-32, or
+SHA-256 for values written before them) are verified against the
 manifest; with -o, FILE is written to a temporary file beside it and
 renamed into place once they match. A new FILE gets mode 0666 less the
 umask. SIGINT or SIGTERM stops the copy and removes the temporary file.`,

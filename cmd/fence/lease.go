@@ -69,6 +69,13 @@ released earlier.`,
 			if err != nil {
 				return a.acquireFailed(ctx, c, domain, timeout, err)
 			}
+			if noFence {
+				// The token leaves this process, and its claim with it.
+				if err := fence.CheckUnclaimed(actx, store, domain, sess.Lease().Token); err != nil {
+					_ = sess.Release(context.WithoutCancel(ctx))
+					return err
+				}
+			}
 			// The command exits now: the lease lives on, unrenewed, until
 			// --ttl has passed or it is released.
 			l := sess.Orphan()

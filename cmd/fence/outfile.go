@@ -12,7 +12,7 @@ import (
 
 // writeFileAtomic copies r to a temporary file beside name and renames it
 // to name only when r was read to its end without error (for a store
-// reader, after size and SHA-256 matched), so that a failed check or an
+// reader, after size and checksums matched), so that a failed check or an
 // interrupted copy leaves no partial file and no temporary one.
 //
 // A new file gets mode 0666 less the umask, as cp or a shell redirection

@@ -52,7 +52,7 @@ func appendEncoding(b []byte, m *Manifest) ([]byte, error) {
 func estimateSize(m *Manifest) int {
 	n := 256 + (len(m.Log)+2)*logEntrySize + len(m.Shards)*160
 	for k, e := range m.Keys {
-		n += len(k) + len(e.Version) + len(e.SHA256) + 160 + base64.StdEncoding.EncodedLen(len(e.Data))
+		n += len(k) + len(e.Version) + len(e.SHA256) + len(e.CRC32C) + len(e.CRC32) + 160 + base64.StdEncoding.EncodedLen(len(e.Data))
 	}
 	return n
 }
@@ -179,6 +179,14 @@ func appendEntries(b []byte, keys map[string]Entry, ok *bool) []byte {
 		b = strconv.AppendInt(b, e.Size, 10)
 		b = append(b, `,"sha256":`...)
 		b = appendStr(b, e.SHA256, ok)
+		if e.CRC32C != "" {
+			b = append(b, `,"crc32c":`...)
+			b = appendStr(b, e.CRC32C, ok)
+		}
+		if e.CRC32 != "" {
+			b = append(b, `,"crc32":`...)
+			b = appendStr(b, e.CRC32, ok)
+		}
 		b = append(b, `,"token":`...)
 		b = strconv.AppendUint(b, e.Token, 10)
 		b = append(b, `,"committed":`...)

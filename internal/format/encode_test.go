@@ -27,7 +27,11 @@ func sampleManifest() *Manifest {
 	for i := range 10 {
 		k := fmt.Sprintf("out/part-%d.csv", i)
 		data := bytes.Repeat([]byte{byte('a' + i)}, 1000+i)
-		m.Keys[k] = Entry{Version: VersionKey(m.Domain, k, 7, fmt.Sprintf("%032x", i)), Size: int64(len(data)), SHA256: strings.Repeat("ab", 32), Token: 7, Committed: t0, Inline: true, Data: data}
+		e := Entry{Version: VersionKey(m.Domain, k, 7, fmt.Sprintf("%032x", i)), Size: int64(len(data)), SHA256: strings.Repeat("ab", 32), Token: 7, Committed: t0, Inline: true, Data: data}
+		if i%2 == 0 { // and the others as written before entries had CRCs
+			e.CRC32C, e.CRC32 = fmt.Sprintf("%08x", 0xc1d04330+i), fmt.Sprintf("%08x", 0xe8b7be43-i)
+		}
+		m.Keys[k] = e
 	}
 	m.Keys["gone"] = Entry{Deleted: true, Token: 7, Committed: t0.Add(time.Second)}
 	m.Shards = []ShardRef{{Prefix: "0", Object: "jobs/nightly/_fence/s/0.json", Count: 300}, {Prefix: "1", Object: "jobs/nightly/_fence/s/1.json", Count: 290}}
@@ -52,6 +56,14 @@ func TestEncodeMatchesJSON(t *testing.T) {
 				m.Keys[k] = e
 			}
 		}},
+		{"no crcs", func(m *Manifest) {
+			for k, e := range m.Keys {
+				e.CRC32C, e.CRC32 = "", ""
+				m.Keys[k] = e
+			}
+		}},
+		{"crc32c alone", func(m *Manifest) { e := m.Keys["out/part-0.csv"]; e.CRC32 = ""; m.Keys["out/part-0.csv"] = e }},
+		{"crc32 alone", func(m *Manifest) { e := m.Keys["out/part-0.csv"]; e.CRC32C = ""; m.Keys["out/part-0.csv"] = e }},
 		{"nil keys and log", func(m *Manifest) { m.Keys, m.Log = nil, nil }},
 		{"empty keys and log", func(m *Manifest) { m.Keys, m.Log = map[string]Entry{}, []LogEntry{} }},
 		{"zero raised_by", func(m *Manifest) { m.Raised = LogEntry{} }},
@@ -90,6 +102,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			variant{fmt.Sprintf("domain %q", s), func(m *Manifest) { m.Domain = s }},
 			variant{fmt.Sprintf("shard object %q", s), func(m *Manifest) { m.Shards[1].Object = s }},
 			variant{fmt.Sprintf("version %q", s), func(m *Manifest) { e := m.Keys["out/part-1.csv"]; e.Version = s; m.Keys["out/part-1.csv"] = e }},
+			variant{fmt.Sprintf("crc32c %q", s), func(m *Manifest) { e := m.Keys["out/part-2.csv"]; e.CRC32C = s; m.Keys["out/part-2.csv"] = e }},
 		)
 	}
 	for _, v := range variants {

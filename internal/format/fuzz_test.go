@@ -20,6 +20,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":1,"seq":1,"last_commit":{"seq":1,"puts":1,"put_keys":["_fence/x"]},"keys":{},"log":[]}`))
 	f.Add([]byte(`{"format":"fence.manifest/v3","domain":"d","highest_token":42,"seq":2,"last_commit":{"seq":2,"id":"ab","token":42},"keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","token":42,"inline":true,"data":"YQ=="},"e":{"version":"d/_fence/v/e@00000000000000000042-ab","size":0,"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","token":42,"inline":true,"data":""}},"log":[]}`))
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":42,"seq":2,"keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","token":42,"inline":true,"data":"YQ=="}},"log":[]}`))
+	f.Add([]byte(`{"format":"fence.manifest/v3","domain":"d","highest_token":42,"seq":2,"last_commit":{"seq":2,"id":"ab","token":42},"keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","crc32c":"c1d04330","crc32":"e8b7be43","token":42,"inline":true,"data":"YQ=="},"l":{"version":"d/_fence/v/l@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","crc32c":"c1d04330","token":42}},"log":[]}`))
 	f.Add([]byte(``))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":0,"seq":1}`))
@@ -108,6 +109,7 @@ func FuzzDecodeShard(f *testing.F) {
 		count  int
 	}{
 		{`{"format":"fence.shard/v1","domain":"d","prefix":"","keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"` + sum + `","token":42}}}`, "", 1},
+		{`{"format":"fence.shard/v1","domain":"d","prefix":"","keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"` + sum + `","crc32c":"c1d04330","crc32":"e8b7be43","token":42}}}`, "", 1},
 		{`{"format":"fence.shard/v1","domain":"d","prefix":"0","keys":{}}`, "0", 0},
 		{`{"format":"fence.shard/v1","domain":"d","prefix":"1","keys":{"gone":{"token":3,"deleted":true}}}`, "1", 1},
 		{`{"format":"fence.shard/v1","domain":"e","prefix":"","keys":{}}`, "", 0},

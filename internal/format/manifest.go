@@ -57,13 +57,23 @@ type Manifest struct {
 
 // Entry is the current version of one live key.
 type Entry struct {
-	Version   string    `json:"version"` // the version's object key
-	Size      int64     `json:"size"`
-	SHA256    string    `json:"sha256"` // lower-case hex
+	Version string `json:"version"` // the version's object key
+	Size    int64  `json:"size"`
+	SHA256  string `json:"sha256"` // lower-case hex
+	// CRC32C and CRC32 are the CRC-32C (Castagnoli) and CRC-32 (IEEE)
+	// of the same bytes, 8 lower-case hex digits each. Readers check
+	// them, with the size, instead of SHA-256 when both are recorded:
+	// together they are a 64-bit check that costs a small fraction of
+	// SHA-256's CPU (see docs/manifest.md, "Checksums"). Entries written
+	// before these fields existed have neither, and are read by their
+	// SHA-256.
+	CRC32C    string    `json:"crc32c,omitempty"`
+	CRC32     string    `json:"crc32,omitempty"`
 	Token     uint64    `json:"token"`
 	Committed time.Time `json:"committed"`
 	// Deleted marks a tombstone in a v2 manifest's overlay: the key was
-	// deleted by the commit at Token. Version, Size and SHA256 are empty.
+	// deleted by the commit at Token. Version, Size, SHA256 and the CRCs
+	// are empty.
 	Deleted bool `json:"deleted,omitempty"`
 	// Inline marks a value kept in the manifest itself (format v3): Data
 	// holds its Size bytes (base64 in JSON), and Version names the object
@@ -349,7 +359,7 @@ func checkEntry(domain string, highest uint64, k string, e Entry) (string, error
 		return fmt.Sprintf("key %q: token %d is outside 1..highest_token %d", k, e.Token, highest), nil
 	}
 	if e.Deleted {
-		if e.Version != "" || e.Size != 0 || e.SHA256 != "" || e.Inline || len(e.Data) > 0 {
+		if e.Version != "" || e.Size != 0 || e.SHA256 != "" || e.CRC32C != "" || e.CRC32 != "" || e.Inline || len(e.Data) > 0 {
 			return fmt.Sprintf("key %q: a tombstone names a version", k), nil
 		}
 		return "", nil
@@ -375,5 +385,24 @@ func checkEntry(domain string, highest uint64, k string, e Entry) (string, error
 	if raw, err := hex.DecodeString(e.SHA256); err != nil || len(raw) != 32 {
 		return fmt.Sprintf("key %q: sha256 %q is not 64 hex digits", k, e.SHA256), nil
 	}
+	for _, c := range [...]struct{ name, v string }{{"crc32c", e.CRC32C}, {"crc32", e.CRC32}} {
+		if c.v != "" && !isCRC(c.v) {
+			return fmt.Sprintf("key %q: %s %q is not 8 lower-case hex digits", k, c.name, c.v), nil
+		}
+	}
 	return "", nil
+}
+
+// isCRC reports whether s is a CRC as entries record it: 8 lower-case
+// hex digits.
+func isCRC(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

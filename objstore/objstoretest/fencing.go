@@ -69,6 +69,7 @@ func runStore(t *testing.T, newBackend func(t *testing.T) driver.Backend, inline
 		{"SnapshotPinned", testSnapshotPinned},
 		{"DeleteIsFenced", testDelete},
 		{"IntegrityChecked", testIntegrity},
+		{"IntegrityFlipAndTruncate", testIntegrityChecks},
 		{"InvalidInput", testInvalidInput},
 		{"DomainsIndependent", testDomainsIndependent},
 		{"LargeDomainRacing", testLargeDomainRacing},

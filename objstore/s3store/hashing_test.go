@@ -3,7 +3,6 @@ package s3store
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"io"
 	"testing"
@@ -20,8 +19,8 @@ func (o opaque) Read(p []byte) (int, error) { return o.r.Read(p) }
 // TestPutHashed: every way Put sends a body (one buffered PutObject, one
 // PutObject of a body held in memory, one streamed PutObject of a body
 // read twice, a multipart upload of a body
-// of known and of unknown size) reports the length and SHA-256 of what
-// it stored, on success and with a failed precondition.
+// of known and of unknown size) reports the length, SHA-256 and CRCs of
+// what it stored, on success and with a failed precondition.
 func TestPutHashed(t *testing.T) {
 	s3test.EachServer(t, "s3store", func(t *testing.T, srv s3test.Server) {
 		opts := testOptions(srv)
@@ -47,7 +46,7 @@ func TestPutHashed(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				key := "hashed/" + tc.name
-				want := driver.Digest{Known: true, Size: int64(len(tc.data)), SHA256: sha256.Sum256(tc.data)}
+				want := driver.DigestOf(tc.data)
 				info, dg, err := b.PutHashed(t.Context(), key, tc.body(tc.data), tc.size(tc.data), driver.PutOptions{Mode: driver.Create{}})
 				if err != nil {
 					t.Fatal(err)
@@ -61,7 +60,7 @@ func TestPutHashed(t *testing.T) {
 				if !errors.Is(err, driver.ErrPreconditionFailed) {
 					t.Fatalf("second create = %v; want ErrPreconditionFailed", err)
 				}
-				if want := (driver.Digest{Known: true, Size: int64(len(other)), SHA256: sha256.Sum256(other)}); dg != want {
+				if want := driver.DigestOf(other); dg != want {
 					t.Fatalf("second create's digest = %+v; want %+v (the body it was refused)", dg, want)
 				}
 				mustRead(t, b, key, tc.data)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -38,8 +39,9 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 
 // PutHashed is Put, and returns the body's SHA-256, which every request
 // is signed with: the single PutObject's payload hash, or (for a
-// multipart upload) a hash of the whole body computed beside the parts'.
-// It implements driver.HashingPutter.
+// multipart upload) a hash of the whole body computed beside the parts';
+// and its CRCs, computed in the same pass. It implements
+// driver.HashingPutter.
 func (b *Backend) PutHashed(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
 	return b.put(ctx, key, body, size, opts, true)
 }
@@ -50,24 +52,36 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 	}
 	if mem, ok := s3part.InMemory(body, size); ok && size <= b.singleMax {
 		// Held in memory: sent as it is, hashed without a copy.
-		sum, err := s3part.Sum256(mem)
+		var dg driver.Digest
+		var err error
+		if hashWhole {
+			dg, err = s3part.DigestOf(mem)
+		} else {
+			dg.SHA256, err = s3part.Sum256(mem)
+		}
 		if err != nil {
 			return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
 		}
-		info, err := b.putSingle(ctx, key, mem, size, sum, opts)
-		return info, readWhole(size, sum, err), err
+		info, err := b.putSingle(ctx, key, mem, size, dg.SHA256, opts)
+		return info, readWhole(size, dg, err), err
 	}
 	if rs, ok := body.(io.ReadSeeker); ok && size > b.threshold && size <= b.singleMax {
-		return b.putStreamed(ctx, key, rs, size, opts)
+		return b.putStreamed(ctx, key, rs, size, opts, hashWhole)
 	}
 	p, err := s3part.Read(body, size, b.partSize, b.threshold)
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
 	}
 	if p.Single() {
-		data, sum := p.Data(), p.Sum()
-		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), sum, opts)
-		return info, readWhole(int64(len(data)), sum, err), err
+		data := p.Data()
+		var dg driver.Digest
+		if hashWhole {
+			dg = p.Digest()
+		} else {
+			dg.SHA256 = p.Sum()
+		}
+		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), dg.SHA256, opts)
+		return info, readWhole(int64(len(data)), dg, err), err
 	}
 	if hashWhole {
 		p.HashWhole()
@@ -76,7 +90,7 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 	if !hashWhole {
 		return info, driver.Digest{}, err
 	}
-	return info, readWhole(total, p.Sum(), err), err
+	return info, readWhole(total, p.Digest(), err), err
 }
 
 // PutMultipart is Put with a multipart upload whatever the body's size:
@@ -99,26 +113,37 @@ func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, 
 	return info, err
 }
 
-// readWhole is the digest of a put that read the whole body, if err says
-// it did.
-func readWhole(size int64, sum [sha256.Size]byte, err error) driver.Digest {
+// readWhole is dg, the digest of a put of size bytes, if err says the
+// put read the whole body; else the zero Digest.
+func readWhole(size int64, dg driver.Digest, err error) driver.Digest {
 	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
 		return driver.Digest{}
 	}
-	return driver.Digest{Known: true, Size: size, SHA256: sum}
+	dg.Known, dg.Size = true, size
+	return dg
 }
 
 // putStreamed sends a body that can be rewound with one PutObject: it
 // hashes it (and checks its length) in a first pass, rewinds it, and
 // signs the request with that hash. Should the body change between the
 // passes, the store refuses the request (the signature's payload hash no
-// longer matches).
-func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+// longer matches). With hashWhole the first pass also computes the
+// body's CRCs.
+func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
 	start, err := body.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
 	}
-	h := sha256.New()
+	var h io.Writer
+	var sha hash.Hash
+	var d *driver.Digester
+	if hashWhole {
+		d = driver.NewDigester()
+		h = d
+	} else {
+		sha = sha256.New()
+		h = sha
+	}
 	n, err := io.Copy(h, io.LimitReader(body, size+1))
 	if err == nil && n != size {
 		if n > size {
@@ -133,10 +158,14 @@ func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeke
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
 	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	info, err := b.putSingle(ctx, key, body, size, sum, opts)
-	return info, readWhole(size, sum, err), err
+	var dg driver.Digest
+	if d != nil {
+		dg = d.Digest()
+	} else {
+		sha.Sum(dg.SHA256[:0])
+	}
+	info, err := b.putSingle(ctx, key, body, size, dg.SHA256, opts)
+	return info, readWhole(size, dg, err), err
 }
 
 // putSingle sends body, of size bytes whose SHA-256 is sum, with one

@@ -3,6 +3,8 @@ package s3part
 import (
 	"crypto/sha256"
 	"io"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Memory is a body held in memory that tells its length: a
@@ -40,4 +42,17 @@ func Sum256(m Memory) (sum [sha256.Size]byte, err error) {
 	}
 	h.Sum(sum[:0])
 	return sum, nil
+}
+
+// DigestOf returns the digest (length, SHA-256 and CRCs) of m, which
+// InMemory returned, and leaves m at its start.
+func DigestOf(m Memory) (driver.Digest, error) {
+	d := driver.NewDigester()
+	if _, err := m.WriteTo(d); err != nil {
+		return driver.Digest{}, err
+	}
+	if _, err := m.Seek(0, io.SeekStart); err != nil {
+		return driver.Digest{}, err
+	}
+	return d.Digest(), nil
 }

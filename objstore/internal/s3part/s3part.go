@@ -13,9 +13,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"hash"
 	"io"
 	"time"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // MaxParts is the largest number of parts of one multipart upload.
@@ -34,7 +35,7 @@ type Body struct {
 	buf      []byte // the whole body, or the first part
 	eof      bool   // r ended within buf
 	single   bool
-	whole    hash.Hash // with HashWhole: the SHA-256 of every part sent
+	whole    *driver.Digester // with HashWhole: the digest of every part sent
 }
 
 // Read reads the start of body, whose declared size is size (-1 for
@@ -148,19 +149,21 @@ func (b *Body) Upload(put func(n int, part []byte, sum [sha256.Size]byte) error)
 	return total, checkSize(total, b.size)
 }
 
-// HashWhole makes Upload also compute the SHA-256 of the whole body, on
-// a goroutine of its own beside each part's send and the next part's
-// read; Sum returns it.
-func (b *Body) HashWhole() { b.whole = sha256.New() }
+// HashWhole makes Upload also compute the digest (SHA-256 and CRCs) of
+// the whole body, on a goroutine of its own beside each part's send and
+// the next part's read; Digest returns it.
+func (b *Body) HashWhole() { b.whole = driver.NewDigester() }
 
-// Sum returns the SHA-256 of the whole body after an Upload with
+// Sum returns the SHA-256 of the single body.
+func (b *Body) Sum() [sha256.Size]byte { return sha256.Sum256(b.buf) }
+
+// Digest returns the digest of the whole body after an Upload with
 // HashWhole, or of the single body.
-func (b *Body) Sum() (sum [sha256.Size]byte) {
+func (b *Body) Digest() driver.Digest {
 	if b.single || b.whole == nil {
-		return sha256.Sum256(b.buf)
+		return driver.DigestOf(b.buf)
 	}
-	b.whole.Sum(sum[:0])
-	return sum
+	return b.whole.Digest()
 }
 
 // hashWhole adds part to the whole body's hash, if one is kept, and
