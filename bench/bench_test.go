@@ -493,3 +493,35 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("iterations(1 GiB) = %d, want %d", got, minIterations)
 	}
 }
+
+// TestInterleaveOrderVaries: with three sides, each goes first equally
+// often, and each follows each of the others within an iteration, so no
+// side always runs after the same one.
+func TestInterleaveOrderVaries(t *testing.T) {
+	r := &runner{now: time.Now}
+	var order []int
+	side3 := func(s int) side {
+		return side{op: func(context.Context, int) error { order = append(order, s); return nil }}
+	}
+	const n = 30
+	if _, err := r.interleaveSides(t.Context(), n, side3(0), side3(1), side3(2)); err != nil {
+		t.Fatal(err)
+	}
+	first := map[int]int{}
+	follows := map[[2]int]bool{}
+	for it := 1; it <= n; it++ { // iteration 0 of order is the warm-up
+		o := order[3*it : 3*it+3]
+		first[o[0]]++
+		follows[[2]int{o[0], o[1]}], follows[[2]int{o[1], o[2]}] = true, true
+	}
+	for s := range 3 {
+		if first[s] != n/3 {
+			t.Errorf("side %d went first %d times of %d, want %d", s, first[s], n, n/3)
+		}
+		for p := range 3 {
+			if p != s && !follows[[2]int{p, s}] {
+				t.Errorf("side %d never followed side %d within an iteration (order %v)", s, p, order)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"slices"
 	"time"
 
@@ -240,9 +241,27 @@ func (r *runner) interleaveSides(ctx context.Context, n int, sides ...side) ([]s
 	for s := range sides {
 		res[s].lat = make([]time.Duration, 0, n)
 	}
+	// Iteration i starts with side i mod len(sides), so that each side
+	// goes first equally often; the others follow in an order shuffled
+	// by a generator of fixed seed, so that no side always follows the
+	// same one (a DynamoDB call right after a MinIO PUT costs more than
+	// one after another DynamoDB call on a shared machine). With two
+	// sides this is plain alternation.
+	rng := mrand.New(mrand.NewPCG(1, uint64(len(sides))))
+	order := make([]int, 0, len(sides))
 	for i := -1; i < n; i++ {
-		for k := range sides {
-			s := (max(i, 0) + k) % len(sides)
+		first := max(i, 0) % len(sides)
+		order = append(order[:0], first)
+		for s := range sides {
+			if s != first {
+				order = append(order, s)
+			}
+		}
+		if i >= 0 { // the warm-up runs the sides in their order: the first ones create what later ones read
+			rest := order[1:]
+			rng.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
+		}
+		for _, s := range order {
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
