@@ -49,6 +49,7 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 	var acq, acqRel, takeover, plain, floorAcqRel, floorTakeover []time.Duration
 	mf := r.manifestFloor(domain, "lease")
 	n := r.cfg.Iterations
+	var o *order // the steps run in the order interleaveSides runs sides
 	for i := -1; i < n; i++ { // -1: the untimed warm-up
 		if err := ctx.Err(); err != nil {
 			return errRows(err, rows...)
@@ -130,8 +131,11 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 				},
 			)
 		}
-		for k := range steps {
-			if err := steps[(max(i, 0)+k)%len(steps)](); err != nil {
+		if o == nil {
+			o = newOrder(len(steps))
+		}
+		for _, k := range o.next(i) {
+			if err := steps[k](); err != nil {
 				return errRows(err, rows...)
 			}
 		}

@@ -233,6 +233,40 @@ func (s sideResult) stats() Stats {
 	return st
 }
 
+// order is the order in which one iteration of an interleaved row runs
+// its sides (or steps). Iteration i starts with side i mod n, so that each
+// goes first equally often; the others follow in an order shuffled by a
+// generator of fixed seed, so that no side always runs right after the
+// same one (a DynamoDB call right after a MinIO PUT costs more than one
+// after another DynamoDB call on a shared machine). With two sides this
+// is plain alternation. The warm-up (i < 0) runs them in their order:
+// the first ones create what later ones read.
+type order struct {
+	rng *mrand.Rand
+	buf []int
+	n   int
+}
+
+func newOrder(n int) *order {
+	return &order{rng: mrand.New(mrand.NewPCG(1, uint64(n))), buf: make([]int, 0, n), n: n}
+}
+
+// next returns iteration i's order; it is valid until the next call.
+func (o *order) next(i int) []int {
+	first := max(i, 0) % o.n
+	o.buf = append(o.buf[:0], first)
+	for s := range o.n {
+		if s != first {
+			o.buf = append(o.buf, s)
+		}
+	}
+	if i >= 0 {
+		rest := o.buf[1:]
+		o.rng.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
+	}
+	return o.buf
+}
+
 // interleaveSides is interleave with untimed preparation, and, when
 // r.costs is set, the client's CPU and allocations read around each
 // timed call, outside the timed interval.
@@ -241,27 +275,9 @@ func (r *runner) interleaveSides(ctx context.Context, n int, sides ...side) ([]s
 	for s := range sides {
 		res[s].lat = make([]time.Duration, 0, n)
 	}
-	// Iteration i starts with side i mod len(sides), so that each side
-	// goes first equally often; the others follow in an order shuffled
-	// by a generator of fixed seed, so that no side always follows the
-	// same one (a DynamoDB call right after a MinIO PUT costs more than
-	// one after another DynamoDB call on a shared machine). With two
-	// sides this is plain alternation.
-	rng := mrand.New(mrand.NewPCG(1, uint64(len(sides))))
-	order := make([]int, 0, len(sides))
+	o := newOrder(len(sides))
 	for i := -1; i < n; i++ {
-		first := max(i, 0) % len(sides)
-		order = append(order[:0], first)
-		for s := range sides {
-			if s != first {
-				order = append(order, s)
-			}
-		}
-		if i >= 0 { // the warm-up runs the sides in their order: the first ones create what later ones read
-			rest := order[1:]
-			rng.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
-		}
-		for _, s := range order {
+		for _, s := range o.next(i) {
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
