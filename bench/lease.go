@@ -49,7 +49,7 @@ func (r *runner) leaseCase(ctx context.Context) []Row {
 	var acq, acqRel, takeover, plain, floorAcqRel, floorTakeover []time.Duration
 	mf := r.manifestFloor(domain, "lease")
 	n := r.cfg.Iterations
-	var o *order // the steps run in the order interleaveSides runs sides
+	var o *order              // the steps run in the order interleaveSides runs sides
 	for i := -1; i < n; i++ { // -1: the untimed warm-up
 		if err := ctx.Err(); err != nil {
 			return errRows(err, rows...)
