@@ -291,3 +291,27 @@ func BenchmarkDecodeManifest10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkColdGet1KiB reads a 1 KiB key, kept inline, through a new
+// Store each time, as a reader in a new process does (fence bench's "get
+// 1 KiB, new Store each time" row): one GET of the manifest, its decode
+// and checks, the Store's construction, and the value's verification.
+func BenchmarkColdGet1KiB(b *testing.B) {
+	mb := memstore.New()
+	data := bytes.Repeat([]byte{'a'}, 1024)
+	if _, err := objstore.New(mb, nil).Put(b.Context(), benchDomain, "k", 1, bytes.NewReader(data), int64(len(data))); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r, err := objstore.New(mb, nil).Get(b.Context(), benchDomain, "k")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+}

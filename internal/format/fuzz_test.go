@@ -26,6 +26,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":0,"seq":1}`))
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":18446744073709551615,"seq":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSameRefusal(t, data)
 		m, err := Decode("d", "d/_fence/manifest.json", data)
 		if err != nil {
 			var ce *CorruptError
