@@ -24,10 +24,22 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // entryOf is the entry of a version written to object vk by the commit at
 // token, whose bytes dg describes: its size, SHA-256 and, when dg has
 // them, CRCs.
+//
+// The hex digits of all three are one string, which the entry's fields
+// share (one allocation for each value a commit writes, not six).
 func entryOf(vk string, dg driver.Digest, token uint64) format.Entry {
-	e := format.Entry{Version: vk, Size: dg.Size, SHA256: hex.EncodeToString(dg.SHA256[:]), Token: token}
+	var buf [2*sha256.Size + 16]byte
+	b := hex.AppendEncode(buf[:0], dg.SHA256[:])
 	if dg.CRCs {
-		e.CRC32C, e.CRC32 = crcHex(dg.CRC32C), crcHex(dg.CRC32)
+		var c [8]byte
+		binary.BigEndian.PutUint32(c[:4], dg.CRC32C)
+		binary.BigEndian.PutUint32(c[4:], dg.CRC32)
+		b = hex.AppendEncode(b, c[:])
+	}
+	digits := string(b)
+	e := format.Entry{Version: vk, Size: dg.Size, SHA256: digits[:2*sha256.Size], Token: token}
+	if dg.CRCs {
+		e.CRC32C, e.CRC32 = digits[2*sha256.Size:2*sha256.Size+8], digits[2*sha256.Size+8:]
 	}
 	return e
 }

@@ -27,10 +27,10 @@ import (
 // spills it; see docs/manifest.md, "Inline values".
 
 // inline reads ch's body when it is small enough to keep in the manifest,
-// and returns its entry. ok is false when it is not: then rest is the
+// and returns its entry, named vk (the version object it would have had). ok is false when it is not: then rest is the
 // change to upload (its body unread, or what was read of it put back in
 // front).
-func (c *commit) inline(ch Change) (e format.Entry, rest Change, ok bool, err error) {
+func (c *commit) inline(ch Change, vk string) (e format.Entry, rest Change, ok bool, err error) {
 	limit := c.s.opts.InlineMax
 	if limit < 0 || ch.Size > limit {
 		return format.Entry{}, ch, false, nil
@@ -68,7 +68,7 @@ func (c *commit) inline(ch Change) (e format.Entry, rest Change, ok bool, err er
 		ch.Body = io.MultiReader(bytes.NewReader(data), ch.Body)
 		return format.Entry{}, ch, false, nil
 	}
-	e = entryOf(format.VersionKey(c.domain, ch.Key, c.token, c.attempt), driver.DigestOf(data), c.token)
+	e = entryOf(vk, driver.DigestOf(data), c.token)
 	e.Inline, e.Data = true, data
 	return e, ch, true, nil
 }

@@ -20,7 +20,8 @@ import (
 // nothing published: versions are invisible until the manifest names
 // them.
 func (c *commit) upload(ctx context.Context) error {
-	if err := c.checkKeys(); err != nil {
+	vks, err := c.versionKeys()
+	if err != nil {
 		return err
 	}
 	c.entries = make(map[string]format.Entry, len(c.puts))
@@ -33,8 +34,9 @@ func (c *commit) upload(ctx context.Context) error {
 		gctx   context.Context
 		cancel context.CancelCauseFunc
 	)
-	for _, ch := range c.puts {
-		e, ch, ok, err := c.inline(ch)
+	for i, ch := range c.puts {
+		vk := vks[i]
+		e, ch, ok, err := c.inline(ch, vk)
 		if err != nil {
 			if g == nil {
 				return err
@@ -59,7 +61,7 @@ func (c *commit) upload(ctx context.Context) error {
 			revalidated = c.revalidate(ctx, cancel)
 		}
 		g.Go(func() error {
-			e, err := c.uploadOne(gctx, ch)
+			e, err := c.uploadOne(gctx, ch, vk)
 			if err != nil {
 				return err
 			}
@@ -72,7 +74,7 @@ func (c *commit) upload(ctx context.Context) error {
 	if g == nil {
 		return nil // every put is inline
 	}
-	err := g.Wait()
+	err = g.Wait()
 	if revalidated != nil {
 		<-revalidated
 	}
@@ -107,25 +109,29 @@ func (c *commit) revalidate(ctx context.Context, cancel context.CancelCauseFunc)
 	return done
 }
 
-// checkKeys asks a backend that limits its keys (driver.KeyChecker)
-// whether it can store the version object of every put, before any is
-// uploaded.
-func (c *commit) checkKeys() error {
-	kc, ok := c.s.b.(driver.KeyChecker)
-	if !ok {
-		return nil
-	}
-	for _, ch := range c.puts {
-		if err := kc.CheckKey(format.VersionKey(c.domain, ch.Key, c.token, c.attempt)); err != nil {
-			return fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", ch.Key, c.domain, c.s.b.Location(), err)
+// versionKeys returns the version object key of every put of c, in
+// order, built once for the upload or the inline entry. A backend that
+// limits its keys (driver.KeyChecker) is asked whether it can store each,
+// before any is uploaded; an inline value's too, as a later commit may
+// spill it to that object.
+func (c *commit) versionKeys() ([]string, error) {
+	kc, check := c.s.b.(driver.KeyChecker)
+	vks := make([]string, len(c.puts))
+	for i, ch := range c.puts {
+		vks[i] = format.VersionKey(c.domain, ch.Key, c.token, c.attempt)
+		if !check {
+			continue
+		}
+		if err := kc.CheckKey(vks[i]); err != nil {
+			return nil, fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", ch.Key, c.domain, c.s.b.Location(), err)
 		}
 	}
-	return nil
+	return vks, nil
 }
 
-func (c *commit) uploadOne(ctx context.Context, ch Change) (format.Entry, error) {
+// uploadOne writes ch to its version object vk.
+func (c *commit) uploadOne(ctx context.Context, ch Change, vk string) (format.Entry, error) {
 	s := c.s
-	vk := format.VersionKey(c.domain, ch.Key, c.token, c.attempt)
 	start := int64(-1)
 	seeker, canRewind := ch.Body.(io.Seeker)
 	if canRewind {

@@ -50,7 +50,7 @@ func VersionKeyLen(domain, key string, token uint64, suffixLen int) int {
 
 // VersionKey returns the write-once object key of one version:
 // "<domain>/_fence/v/<key>@<token, zero-padded to tokenDigits>-<suffix>".
-// It is built in one allocation, without fmt: a commit calls it twice
+// It is built in one allocation, without fmt: a commit calls it once
 // for each key it puts (TestVersionKeyMatchesSprintf).
 func VersionKey(domain, key string, token uint64, suffix string) string {
 	var num [20]byte
