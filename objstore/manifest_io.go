@@ -54,6 +54,10 @@ func (s *Store) loadManifest(ctx context.Context, domain string) (*format.Manife
 	}
 }
 
+// maxManifestHint bounds the buffer readManifestOnce sizes from the
+// backend's word: a larger manifest grows it as it is read.
+const maxManifestHint = 4 << 20
+
 func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*format.Manifest, string, error) {
 	var (
 		rc   io.ReadCloser
@@ -91,6 +95,12 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*form
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
+	// Sized for the whole manifest when the backend says how long it is
+	// (up to a bound, as a size is only a hint), so the read does not
+	// grow the buffer, copying it, five times over for a 12 KiB one.
+	if info.Size > 0 {
+		buf.Grow(int(min(info.Size, maxManifestHint)) + bytes.MinRead)
+	}
 	n, err := io.Copy(&buf, io.LimitReader(rc, format.MaxManifestSize+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("objstore: read manifest %q: %w", key, err)
