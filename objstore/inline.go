@@ -27,9 +27,12 @@ import (
 // spills it; see docs/manifest.md, "Inline values".
 
 // inline reads ch's body when it is small enough to keep in the manifest,
-// and returns its entry, named vk (the version object it would have had). ok is false when it is not: then rest is the
-// change to upload (its body unread, or what was read of it put back in
-// front).
+// and returns its entry, under vk, the name of the version object it
+// would have had. ok is false when it is not: then rest is the change to
+// upload (its body unread, or what was read of it put back in front).
+//
+// The body is copied, even from PutBytes: the entry outlives the commit
+// in the Store's cached manifest, and the caller may reuse its slice.
 func (c *commit) inline(ch Change, vk string) (e format.Entry, rest Change, ok bool, err error) {
 	limit := c.s.opts.InlineMax
 	if limit < 0 || ch.Size > limit {
