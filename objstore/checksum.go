@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"hash/crc32"
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
@@ -18,8 +17,6 @@ import (
 // small fraction of SHA-256's, and SHA-256 only for entries without them
 // or when Options.VerifySHA256 asks for it. See docs/design.md,
 // "Checking what is read".
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // entryOf is the entry of a version written to object vk by the commit at
 // token, whose bytes dg describes: its size, SHA-256 and, when dg has
@@ -82,8 +79,7 @@ func (c *verifier) write(p []byte) {
 		c.sha.Write(p)
 	}
 	if c.crcs {
-		c.crc32c = crc32.Update(c.crc32c, castagnoli, p)
-		c.crc32 = crc32.Update(c.crc32, crc32.IEEETable, p)
+		c.crc32c, c.crc32 = driver.UpdateCRCs(c.crc32c, c.crc32, p)
 	}
 }
 

@@ -17,32 +17,12 @@ import (
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
+	"github.com/fencedstore/fence/objstore/objstoretest"
 )
 
 // crcsOf returns the CRC-32C and CRC-32 of data as entries record them.
 func crcsOf(data []byte) (string, string) {
 	return fmt.Sprintf("%08x", crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))), fmt.Sprintf("%08x", crc32.ChecksumIEEE(data))
-}
-
-// editEntry changes key's entry in domain's manifest behind every
-// Store's back.
-func editEntry(t *testing.T, b driver.Backend, domain, key string, change func(*format.Entry)) {
-	t.Helper()
-	ctx := context.Background()
-	m, err := format.ReadManifest(ctx, b, domain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := m.Keys[key]
-	change(&e)
-	m.Keys[key] = e
-	enc, err := format.Encode(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Put(ctx, format.ManifestKey(domain), bytes.NewReader(enc), int64(len(enc)), driver.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // readers are the ways a version's bytes reach a reader: kept inline, a
@@ -107,7 +87,7 @@ func TestReadChecksCRCs(t *testing.T) {
 				{"no crcs, other sha256", func(e *format.Entry) { e.CRC32C, e.CRC32, e.SHA256 = "", "", strings.Repeat("0", 64) }, rd.opts, "sha256"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					editEntry(t, mem, "d", "k", func(x *format.Entry) { *x = e; tc.change(x) })
+					objstoretest.RewriteEntry(t, mem, "d", "k", func(x *format.Entry) { *x = e; tc.change(x) })
 					err := read(tc.opts)
 					switch {
 					case tc.refusing == "" && err != nil:
@@ -144,7 +124,7 @@ func TestCachedVersionChecked(t *testing.T) {
 	if _, _, err := s.ReadAll(ctx, "d", "k"); err != nil {
 		t.Fatal(err)
 	}
-	editEntry(t, mem, "d", "k", func(e *format.Entry) { e.CRC32 = flipHex(e.CRC32) })
+	objstoretest.RewriteEntry(t, mem, "d", "k", func(e *format.Entry) { e.CRC32 = flipHex(e.CRC32) })
 	if _, _, err := s.ReadAll(ctx, "d", "k"); !errors.Is(err, objstore.ErrIntegrity) {
 		t.Fatalf("cached read against other crcs: %v, want ErrIntegrity", err)
 	}
@@ -160,7 +140,7 @@ func TestSpillAddsCRCs(t *testing.T) {
 	if _, err := objstore.New(mem, nil).Put(ctx, "d", "old", 1, bytes.NewReader(data), int64(len(data))); err != nil {
 		t.Fatal(err)
 	}
-	editEntry(t, mem, "d", "old", func(e *format.Entry) { e.CRC32C, e.CRC32 = "", "" })
+	objstoretest.RewriteEntry(t, mem, "d", "old", func(e *format.Entry) { e.CRC32C, e.CRC32 = "", "" })
 	s := objstore.New(mem, &objstore.Options{InlineBudget: 300})
 	if _, err := s.Put(ctx, "d", "new", 1, strings.NewReader(strings.Repeat("n", 200)), 200); err != nil {
 		t.Fatal(err)
@@ -226,7 +206,7 @@ func TestPlainCopyChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(bad)
-	editEntry(t, mem, "d", "k", func(e *format.Entry) { e.SHA256 = hex.EncodeToString(sum[:]) })
+	objstoretest.RewriteEntry(t, mem, "d", "k", func(e *format.Entry) { e.SHA256 = hex.EncodeToString(sum[:]) })
 	err = objstore.New(mem, &objstore.Options{InlineMax: -1, PlainCopies: true}).SyncPlain(ctx, "d")
 	// The copy's conditional update retries a failed body as it would a
 	// failed request, and its error then says only that retries ran out

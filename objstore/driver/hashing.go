@@ -38,6 +38,13 @@ type Digest struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// UpdateCRCs returns the CRC-32C and CRC-32 of the bytes they were the
+// CRCs of followed by p: the two checks a Digest records, in one place
+// for the Digester and for readers that check them without SHA-256.
+func UpdateCRCs(crc32c, crc32ieee uint32, p []byte) (uint32, uint32) {
+	return crc32.Update(crc32c, castagnoli, p), crc32.Update(crc32ieee, crc32.IEEETable, p)
+}
+
 // A Digester computes the Digest (length, SHA-256 and CRCs) of what is
 // written to it, in one pass. Backends that implement HashingPutter use
 // it for the bodies they read whole.
@@ -54,8 +61,7 @@ func NewDigester() *Digester { return &Digester{sha: sha256.New()} }
 // Write adds p to the digest. It never fails.
 func (d *Digester) Write(p []byte) (int, error) {
 	d.sha.Write(p)
-	d.crc32c = crc32.Update(d.crc32c, castagnoli, p)
-	d.crc32 = crc32.Update(d.crc32, crc32.IEEETable, p)
+	d.crc32c, d.crc32 = UpdateCRCs(d.crc32c, d.crc32, p)
 	d.n += int64(len(p))
 	return len(p), nil
 }
@@ -72,12 +78,7 @@ func (d *Digester) Digest() Digest {
 // It allocates nothing: a commit calls it for every value it keeps
 // inline.
 func DigestOf(data []byte) Digest {
-	return Digest{
-		Known:  true,
-		Size:   int64(len(data)),
-		SHA256: sha256.Sum256(data),
-		CRCs:   true,
-		CRC32C: crc32.Update(0, castagnoli, data),
-		CRC32:  crc32.ChecksumIEEE(data),
-	}
+	dg := Digest{Known: true, Size: int64(len(data)), SHA256: sha256.Sum256(data), CRCs: true}
+	dg.CRC32C, dg.CRC32 = UpdateCRCs(0, 0, data)
+	return dg
 }

@@ -43,7 +43,7 @@ func testIntegrityChecks(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 						t.Fatalf("the commit recorded crc32c %q and crc32 %q; want both", e.CRC32C, e.CRC32)
 					}
 					if entry == "sha256-only" {
-						rewriteEntry(t, b, domain, "k", func(e *format.Entry) { e.CRC32C, e.CRC32 = "", "" })
+						RewriteEntry(t, b, domain, "k", func(e *format.Entry) { e.CRC32C, e.CRC32 = "", "" })
 						mustRead(t, newStore(b, nil), domain, "k", string(data))
 					}
 					bad := append([]byte(nil), data...)
@@ -60,7 +60,7 @@ func testIntegrityChecks(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 					want := "" // any ErrIntegrity
 					if damage == "flip-sha256-matched" {
 						sum := sha256.Sum256(bad)
-						rewriteEntry(t, b, domain, "k", func(e *format.Entry) { e.SHA256 = hex.EncodeToString(sum[:]) })
+						RewriteEntry(t, b, domain, "k", func(e *format.Entry) { e.SHA256 = hex.EncodeToString(sum[:]) })
 						want = "crc32c"
 					}
 					_, _, err := newStore(b, nil).ReadAll(tctx(t), domain, "k")
@@ -87,9 +87,9 @@ func entryOf(t *testing.T, b driver.Backend, domain, key string) format.Entry {
 	return e
 }
 
-// rewriteEntry changes key's entry in domain's manifest behind the
-// Store's back.
-func rewriteEntry(t *testing.T, b driver.Backend, domain, key string, change func(*format.Entry)) {
+// RewriteEntry changes key's entry (in the overlay) of domain's manifest
+// behind every Store's back, for tests that damage what a store records.
+func RewriteEntry(t *testing.T, b driver.Backend, domain, key string, change func(*format.Entry)) {
 	t.Helper()
 	m, err := format.ReadManifest(tctx(t), b, domain)
 	if err != nil {
