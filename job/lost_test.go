@@ -3,16 +3,22 @@ package job_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/coord/bucketlease"
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/job"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/memstore"
 )
 
 // runUntil runs a command that loops until it is stopped, under a lease
@@ -96,33 +102,41 @@ func TestTakeoverStopsTheJob(t *testing.T) {
 	}
 }
 
-// stealer lets another holder take the lease, with Force, and fence the
-// store, right after the job's acquisition and before its own fence: as
-// when the job's process is stopped between the two.
-type stealer struct {
-	coord.Driver
-	store *objstore.Store
-	c     *coord.Coordinator
+// stealFirstFence lets another holder take the lease, with Force, and
+// fence the store, right after the job's acquisition and before its own
+// fence: as when the job's process is stopped between the two. The theft
+// runs when the first manifest write (the job's fence) arrives, before
+// it is passed on; by then the job has read the domain's highest token,
+// and it cannot see the theft before its fence meets it.
+type stealFirstFence struct {
+	*memstore.Backend
+	key    string
+	stolen atomic.Bool
+	steal  func(context.Context) error
 }
 
-func (s *stealer) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
-	l, err := s.Driver.TryAcquire(ctx, req)
-	if err == nil && req.Holder == "cron" {
-		sess, ferr := fence.Acquire(ctx, s.store, s.c, req.Domain, &fence.AcquireOptions{Holder: "thief", TTL: time.Hour, Force: true})
-		if ferr != nil {
-			return l, ferr
+func (b *stealFirstFence) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
+	if key == b.key && b.stolen.CompareAndSwap(false, true) {
+		if err := b.steal(ctx); err != nil {
+			return driver.ObjectInfo{}, err
 		}
-		sess.Orphan()
 	}
-	return l, err
+	return b.Backend.Put(ctx, key, r, size, o)
 }
 
 // A job whose takeover fence is refused says so, and that the command
 // never ran; it does not speak of a publish.
 func TestTakeoverFenceRefused(t *testing.T) {
-	s := &stealer{}
-	store, c := setup(t, func(d coord.Driver) coord.Driver { s.Driver = d; return s })
-	s.store, s.c = store, c
+	mem := memstore.New()
+	b := &stealFirstFence{Backend: mem, key: format.ManifestKey("d")}
+	store, c := objstore.New(b, nil), coord.New(bucketlease.New(mem, nil))
+	b.steal = func(ctx context.Context) error {
+		sess, err := fence.Acquire(ctx, store, c, "d", &fence.AcquireOptions{Holder: "thief", TTL: time.Hour, Force: true})
+		if err == nil {
+			sess.Orphan()
+		}
+		return err
+	}
 	res, err := job.Run(t.Context(), store, c, "d", sh(`exit 0`), &job.Options{Holder: "cron", TTL: time.Hour})
 	if !errors.Is(err, objstore.ErrFenced) || res.Started {
 		t.Fatalf("Run = %+v, %v; want a fenced error, command not started", res, err)

@@ -63,14 +63,27 @@ func TestProbeRefusesUnorderedCreates(t *testing.T) {
 type losersLand struct {
 	*memstore.Backend
 	creates atomic.Int32
+	won     chan struct{} // closed once the first create has returned
 }
 
 func (b *losersLand) Put(ctx context.Context, key string, r io.Reader, size int64, o driver.PutOptions) (driver.ObjectInfo, error) {
-	if _, ok := o.Mode.(driver.Create); ok && b.creates.Add(1) <= driver.ProbeRacers {
-		if b.creates.Load() == 1 {
+	if _, ok := o.Mode.(driver.Create); ok {
+		// The number each create drew decides who wins: the counter may
+		// have moved on by the time a create reads it again.
+		// The losers write after the winner, however slow it is.
+		n := b.creates.Add(1)
+		if n > driver.ProbeRacers {
 			return b.Backend.Put(ctx, key, r, size, o)
 		}
-		time.Sleep(20 * time.Millisecond)
+		if n == 1 {
+			defer close(b.won)
+			return b.Backend.Put(ctx, key, r, size, o)
+		}
+		select {
+		case <-b.won:
+		case <-ctx.Done():
+			return driver.ObjectInfo{}, ctx.Err()
+		}
 		o.Mode = nil
 		if _, err := b.Backend.Put(ctx, key, r, size, o); err != nil {
 			return driver.ObjectInfo{}, err
@@ -83,7 +96,7 @@ func (b *losersLand) Put(ctx context.Context, key string, r io.Reader, size int6
 func (b *losersLand) Location() string { return "losers-land://" }
 
 func TestProbeRefusesLandedLosers(t *testing.T) {
-	err := driver.Probe(t.Context(), &losersLand{Backend: memstore.New()})
+	err := driver.Probe(t.Context(), &losersLand{Backend: memstore.New(), won: make(chan struct{})})
 	if !errors.Is(err, driver.ErrUnsafeStore) || !strings.Contains(err.Error(), "a write that failed replaced it") {
 		t.Fatalf("Probe of a store where a failed create lands: %v; want ErrUnsafeStore saying so", err)
 	}
