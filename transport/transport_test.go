@@ -45,16 +45,19 @@ func TestIdleBodyFails(t *testing.T) {
 // A slow but steady transfer is progress: a body that arrives a little at
 // a time over many Idle periods is read whole.
 func TestSteadyBodySucceeds(t *testing.T) {
+	// Chunks a quarter of Idle apart: the body takes twice Idle, and a
+	// loaded machine has three quarters of it to deliver each chunk.
+	steady := transport.Timeouts{Connect: time.Second, FirstByte: time.Second, Idle: time.Second}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		for range 8 {
 			w.Write([]byte("chunk "))
 			w.(http.Flusher).Flush()
-			time.Sleep(short.Idle / 3)
+			time.Sleep(steady.Idle / 4)
 		}
 	}))
 	defer srv.Close()
 	req, _ := http.NewRequestWithContext(context.Background(), "GET", srv.URL, nil)
-	resp, err := short.Client().Do(req)
+	resp, err := steady.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
