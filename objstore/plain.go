@@ -205,7 +205,7 @@ func (u *plainCopy) Decide(ctx context.Context, cur plainState) (cas.Write, bool
 		}
 		body = u.s.newReader(u.v, rc)
 	}
-	return cas.Write{Body: body, Size: u.v.Size, Metadata: u.t.metadata()}, false, nil
+	return cas.Write{Body: body, Size: u.v.Size, Metadata: u.t.metadata(), BodyErr: body.checkErr}, false, nil
 }
 
 func (u *plainCopy) Wrote(context.Context, string) {}

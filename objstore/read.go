@@ -3,6 +3,7 @@ package objstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -221,6 +222,16 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
+}
+
+// checkErr returns the error with which the bytes failed their check
+// (it matches ErrIntegrity), or nil: not an error of the read itself,
+// which reading again may cure.
+func (r *Reader) checkErr() error {
+	if errors.Is(r.err, ErrIntegrity) {
+		return r.err
+	}
+	return nil
 }
 
 func (r *Reader) integrity(what string) error {

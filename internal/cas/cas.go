@@ -54,6 +54,10 @@ type Write struct {
 	Body     io.Reader
 	Size     int64
 	Metadata map[string]string
+	// BodyErr, if set, returns the error Body's own Read gave (a source
+	// whose bytes failed their check), or nil. A write that failed
+	// while it did ends the update: the same bytes cannot do better.
+	BodyErr func() error
 }
 
 // Bytes returns a Write of data.
@@ -102,6 +106,14 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 			u.Wrote(ctx, info.ETag)
 			return nil
 		}
+		if w.BodyErr != nil {
+			if berr := w.BodyErr(); berr != nil {
+				// The source failed, not the store: nothing to distrust,
+				// and nothing to retry.
+				u.Failed(cur, err)
+				return u.Stop(fmt.Errorf("write %q: reading what to write: %w", up.Key, berr))
+			}
+		}
 		if errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrPermanent) {
 			// A missing bucket, or a refusal (access denied, a full
 			// disk): nothing landed, and asking again changes nothing.
@@ -114,7 +126,7 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 		case errors.Is(err, driver.ErrConflict):
 			log.Debug("conditional write conflict, backing off", append(up.LogAttrs, "key", up.Key)...)
 			if werr := bo.Wait(ctx); werr != nil {
-				return u.Stop(werr)
+				return u.Stop(fmt.Errorf("%w; the last write of %q: %w", werr, up.Key, err))
 			}
 		default:
 			// An answer the capability probe did not see the store
@@ -122,7 +134,7 @@ func Run[S any](ctx context.Context, b driver.Backend, up Update, u Updater[S], 
 			driver.Distrust(b)
 			log.Warn("conditional write outcome ambiguous, reading back", append(up.LogAttrs, "key", up.Key, "err", err)...)
 			if werr := bo.Wait(ctx); werr != nil {
-				return u.Stop(werr)
+				return u.Stop(fmt.Errorf("%w; the last write of %q: %w", werr, up.Key, err))
 			}
 		}
 		if cur, etag, err = u.Read(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -114,7 +115,8 @@ func TestLostReplySettledByReadBack(t *testing.T) {
 }
 
 // A write that fails ambiguously every time ends through Stop once the
-// backoff runs out, which reports that it may have landed.
+// backoff runs out, which reports that it may have landed, and names the
+// last write's error as well as the backoff's end.
 func TestAmbiguousUntilTheEnd(t *testing.T) {
 	b := faulty.New(memstore.New())
 	b.Add(faulty.Always(faulty.OpPut, "n", faulty.Fault{Err: &faulty.HTTPError{Status: 503}}))
@@ -124,6 +126,9 @@ func TestAmbiguousUntilTheEnd(t *testing.T) {
 	err := cas.Run(ctx, b, cas.Update{Key: "n"}, cas.Updater[state](c), state{}, "")
 	if err == nil || c.stopErr == nil || c.failed == 0 {
 		t.Fatalf("Run = %v (failed %d); want Stop's outcome-unknown error", err, c.failed)
+	}
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("Run = %v; want it to name the end of the wait and the last write's 503", err)
 	}
 }
 

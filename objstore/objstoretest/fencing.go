@@ -93,6 +93,7 @@ func runStore(t *testing.T, newBackend func(t *testing.T) driver.Backend, inline
 		{"ListPages", testListPages},
 		{"PlainCopyStaleHolder", testPlainCopyStaleHolder},
 		{"PlainCopySameBytesRace", testPlainCopySameBytesRace},
+		{"PlainCopyCorrupt", testPlainCopyCorrupt},
 		{"InlineValues", testInlineValues},
 		{"InlineSpilled", testInlineSpilled},
 		{"InlineFold", testInlineFold},

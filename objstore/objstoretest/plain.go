@@ -2,6 +2,9 @@ package objstoretest
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -119,5 +122,55 @@ func testPlainCopySameBytesRace(t *testing.T, _ *objstore.Store, b *faulty.Backe
 	got, seq := plainSeq(t, b, "d/k")
 	if got != "same" || seq < newer.Seq {
 		t.Fatalf("plain d/k = %q at seq %d; want the newer \"same\" at seq %d or later", got, seq, newer.Seq)
+	}
+}
+
+// A plain copy of a version whose bytes no longer match the manifest (a
+// byte flipped, or the object cut short) fails with ErrIntegrity after
+// one attempt, since sending the same bytes again cannot succeed, and
+// leaves no plain object: a client that does not speak fence never reads
+// bytes that fence's own readers refuse. Over a version object read
+// directly and one large enough to be sent in parts; and over an inline
+// value, in the mode that keeps one.
+func testPlainCopyCorrupt(t *testing.T, _ *objstore.Store, b *faulty.Backend) {
+	ctx := tctx(t)
+	s := plainStore(t, b)
+	raw := b.Unwrap()
+	n := 0
+	for _, size := range []int{100, 64 << 10, 6<<20 + 3} {
+		for _, damage := range []string{"flip", "truncate"} {
+			n++
+			t.Run(fmt.Sprintf("%d/%s", size, damage), func(t *testing.T) {
+				domain := fmt.Sprintf("pc%d", n)
+				data := make([]byte, size)
+				rand.Read(data)
+				v := commitPut(t, s, domain, "k", 1, string(data)).Versions[0]
+				bad := append([]byte(nil), data...)
+				switch {
+				case damage == "flip":
+					bad[len(bad)/2] ^= 0x10
+				case v.Inline:
+					t.Skip("an inline value cut short is a corrupt manifest")
+				default:
+					bad = bad[:len(bad)-1]
+				}
+				tamper(t, raw, domain, v, string(bad))
+				plain := domain + "/k"
+				if err := raw.Delete(ctx, plain); err != nil {
+					t.Fatal(err)
+				}
+				puts := b.Calls(faulty.OpPut)
+				err := plainStore(t, b).SyncPlain(ctx, domain)
+				if !errors.Is(err, objstore.ErrIntegrity) {
+					t.Fatalf("plain copy of a version whose bytes were damaged (%s): %v; want ErrIntegrity", damage, err)
+				}
+				if got := b.Calls(faulty.OpPut) - puts; got > 1 {
+					t.Fatalf("%d writes of the plain copy; want one, not retried (%v)", got, err)
+				}
+				if _, err := raw.Head(ctx, plain); !errors.Is(err, driver.ErrNotFound) {
+					t.Fatalf("plain object %q after a copy of damaged bytes: %v; want none", plain, err)
+				}
+			})
+		}
 	}
 }
