@@ -19,7 +19,7 @@ import (
 // writes: strings of printable ASCII without the characters encoding/json
 // escapes, and UTC timestamps of years 0 to 9999. For anything else it
 // reports false, and Encode falls back to json.Marshal, so the encoding
-// never differs (TestEncodeMatchesJSON, FuzzDecode).
+// never differs (TestEncodeMatchesJSON, FuzzDecodeManifest).
 
 // encodeBufs holds scratch buffers for Encode: the manifest is encoded
 // into one, then copied out at its exact size.

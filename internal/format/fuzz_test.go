@@ -13,7 +13,7 @@ import (
 // FuzzDecodeManifest: the decoder never panics, refuses with a
 // *CorruptError, and whatever it accepts re-encodes, to the bytes
 // json.Marshal writes, as a manifest it accepts again, unchanged.
-func FuzzDecode(f *testing.F) {
+func FuzzDecodeManifest(f *testing.F) {
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":42,"seq":2,"last_commit":{"seq":2,"id":"ab","token":42},"keys":{"k":{"version":"d/_fence/v/k@00000000000000000042-ab","size":1,"sha256":"ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb","token":42}},"log":[{"seq":1,"id":"aa","token":41},{"seq":2,"id":"ab","token":42}]}`))
 	f.Add([]byte(`{"format":"fence.manifest/v2","domain":"d","highest_token":3,"seq":9,"keys":{"gone":{"version":"","size":0,"sha256":"","token":3,"deleted":true}},"shards":[{"prefix":"0","object":"d/_fence/s/9cdc59ac357a8e83afe0861384ef840b20b92715009119f7692d3f837aa33a41.json","count":300},{"prefix":"1","object":"d/_fence/s/5be08c9684a1d25efcee09318204824278b08bbfb4aef973ffefd0b9d7478313.json","count":290}],"log":[]}`))
 	f.Add([]byte(`{"format":"fence.manifest/v1","domain":"d","highest_token":42,"seq":2,"last_commit":{"seq":2,"id":"ab","token":42,"puts":2,"deletes":1,"put_keys":["a","b/c"],"deleted_keys":["x"]},"keys":{},"log":[{"seq":1,"id":"aa","token":41,"put_keys":[]},{"seq":2,"id":"ab","token":42,"puts":20,"put_keys":["a"],"keys_truncated":true}]}`))
