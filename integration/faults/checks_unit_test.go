@@ -352,6 +352,37 @@ func TestChecksOneHolderPerToken(t *testing.T) {
 	}
 }
 
+// TestChecksNoFenceClaim: holders that acquired without a fence at a
+// token issued twice (a wiped coordinator) are judged by their commits:
+// the first commit at the token applies and the other holder's, refused
+// as claimed, is legal in the model at its own token; had it applied
+// too, I10 finds two holders at one token in the store's record, and
+// the two acquisitions alone are no violation (neither fenced).
+func TestChecksNoFenceClaim(t *testing.T) {
+	b := &hb{}
+	b.fence("w0", 1, 0, 10, hist.OK)
+	b.issue("a", 2, 11, 12)
+	b.add("a", hist.OpAcquire, 11, 13, hist.Input{NoFence: true}, hist.OK, hist.Output{Token: 2})
+	b.issue("b", 2, 14, 15)
+	b.add("b", hist.OpAcquire, 14, 16, hist.Input{NoFence: true}, hist.OK, hist.Output{Token: 2})
+	b.commit("a#3", 2, 17, 20, hist.OK, 2, map[string]string{"k0": "a3"})
+	refused := b.commit("b#4", 2, 21, 25, hist.Fenced, 0, map[string]string{"k0": "b4"})
+	refused.Out.Highest, refused.Out.ClaimedBy, refused.Out.CommitID = 2, "id-a-3", ""
+	b.read("r", 26, 27, 2, 2, map[string]string{"k0": "a3"})
+	good := recordOf(write{"w0", "f1", 1, nil}, write{"a#3", "id-a-3", 2, []string{"k0"}})
+	if got, vs := checkRegister(t, b, good); !strings.HasPrefix(got, "ok/") || len(vs) != 0 {
+		t.Errorf("a NoFence commit refused as claimed: porcupine %s, violations %v; want ok", got, vs)
+	}
+	h := &history{ops: b.ops}
+	if vs := checkI10(h, map[string]*domainRecord{"d": good}); len(vs) != 0 {
+		t.Errorf("I10 on two NoFence acquisitions of one token, one commit in: %v", vs)
+	}
+	both := recordOf(write{"w0", "f1", 1, nil}, write{"a#3", "id-a-3", 2, []string{"k0"}}, write{"b#4", "id-b-4", 2, []string{"k0"}})
+	if vs := checkI10(h, map[string]*domainRecord{"d": both}); len(vs) != 1 {
+		t.Errorf("I10 with both holders' commits in at one token: %v; want one violation (the record's)", vs)
+	}
+}
+
 // TestChecksRetries: a retry that recovered makes its commit
 // acknowledged; a commit applied twice is caught by I11; a retry reported
 // fenced or failed that landed is caught by X3.

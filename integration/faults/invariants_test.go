@@ -515,8 +515,8 @@ func checkI10(h *history, recs map[string]*domainRecord) []violation {
 	}
 	acq := map[dt]string{}
 	for _, o := range h.ops {
-		if o.Op != hist.OpAcquire || o.Outcome != hist.OK || o.Out.Token == 0 {
-			continue
+		if o.Op != hist.OpAcquire || o.Outcome != hist.OK || o.Out.Token == 0 || o.In.NoFence {
+			continue // without a fence, only a commit uses the token: the record's part
 		}
 		k := dt{o.In.Domain, o.Out.Token}
 		if prev, ok := acq[k]; ok && prev != o.Client {

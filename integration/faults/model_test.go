@@ -37,8 +37,9 @@ const (
 type regIn struct {
 	Kind  regKind
 	Fence bool // a fence (no data) rather than a commit
-	// Claimed: a fence refused because another commit had raised the
-	// domain to its very token (the coordinator issued it twice).
+	// Claimed: a fence, or a NoFence holder's commit, refused because
+	// another commit had raised the domain to its very token (the
+	// coordinator issued it twice).
 	Claimed bool
 	Token   uint64
 	Puts    [maxKeys]string
@@ -181,6 +182,9 @@ func partitions(reg []*op, h *history, domains, keys []string) []partition {
 				in.Kind, out.Seq = kWrite, o.seq
 			} else {
 				in.Kind, out.Highest = kFenced, o.Out.Highest
+				// A NoFence holder's commit refused because another
+				// commit had raised the domain to its very token.
+				in.Claimed = o.Out.ClaimedBy != ""
 			}
 		case hist.OpRead:
 			in.Label = o.Client + " read"

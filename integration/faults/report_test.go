@@ -106,6 +106,11 @@ type wipeStats struct {
 	// the domain to that very token.
 	Reissued int `json:"tokens_issued_again"`
 	Claimed  int `json:"fences_refused_claimed"`
+	// NoFence counts acquisitions without the takeover fence, and
+	// CommitsClaimed their holders' commits refused because another
+	// commit had raised the domain to that very token.
+	NoFence        int `json:"no_fence_acquisitions"`
+	CommitsClaimed int `json:"commits_refused_claimed"`
 	// AcquiredAfter counts acquisitions completed after the first wipe.
 	AcquiredAfter int `json:"acquired_after_a_wipe"`
 }
@@ -462,6 +467,11 @@ func wipeSummary(h *history, faults []faultEvent, start int64) wipeStats {
 			w.Claimed++
 		case o.Op == hist.OpAcquire && o.Outcome == hist.OK && o.Call > first:
 			w.AcquiredAfter++
+		case o.Op == hist.OpCommit && o.Out.ClaimedBy != "":
+			w.CommitsClaimed++
+		}
+		if o.Op == hist.OpAcquire && o.In.NoFence && o.Outcome == hist.OK {
+			w.NoFence++
 		}
 	}
 	return w
@@ -599,7 +609,7 @@ func (rep *report) summary() string {
 	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect and %d at the end; %d deletions judged (I9); %d reads met a superseded version it had deleted\n",
 		g.Runs, g.Failed, g.Deleted, g.PendingMax, g.PendingLast, g.Judged, g.ReadsExcused)
 	if w := rep.Wiped; w.Wipes > 0 || w.Claimed > 0 {
-		fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d\n", w.Wipes, w.Reissued, w.Claimed, w.AcquiredAfter)
+		fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d\n", w.Wipes, w.Reissued, w.Claimed, w.AcquiredAfter, w.NoFence, w.CommitsClaimed)
 	}
 	for _, n := range rep.NotChecked {
 		fmt.Fprintf(&b, "  not checked: %s\n", n)

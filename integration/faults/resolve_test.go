@@ -88,8 +88,8 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 				token = issued.after(o.Client, o.Call)
 			}
 			o.In.Token = token
-			if token == 0 || (o.Out.Fence == "" && !o.pending) {
-				continue // no token was obtained: nothing was fenced
+			if token == 0 || o.In.NoFence || (o.Out.Fence == "" && !o.pending) {
+				continue // no token was obtained, or no fence: nothing was fenced
 			}
 			idx, ok := fenceOf[o]
 			if !ok {
@@ -159,7 +159,7 @@ func fenceOwners(h *history, recs map[string]*domainRecord, issued issues) map[*
 		if o.pending {
 			token = issued.after(o.Client, o.Call)
 		}
-		if token == 0 || (o.Out.Fence == "" && !o.pending) {
+		if token == 0 || o.In.NoFence || (o.Out.Fence == "" && !o.pending) {
 			continue
 		}
 		k := key{o.In.Domain, o.Client, token}

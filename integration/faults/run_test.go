@@ -66,6 +66,9 @@ type params struct {
 	coordWiped bool
 	// plain: writers make plain copies, and readers read them.
 	plain bool
+	// noFence: the share of writers' acquisitions made without the
+	// takeover fence (spec.Writer.NoFence).
+	noFence float64
 }
 
 // faultEvent is one injected fault.
@@ -258,6 +261,7 @@ func (r *run) writerConfigs() []spec.Writer {
 			Committers:      1, CommitsMin: 8, CommitsMax: 30,
 			Retries:     3,
 			PlainCopies: r.p.plain,
+			NoFence:     r.p.noFence,
 			Break:       r.p.kind.control,
 		}
 		if i%2 == 0 {

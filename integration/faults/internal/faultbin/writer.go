@@ -99,27 +99,37 @@ func (w *writer) loop() {
 }
 
 // acquire runs the takeover sequence and records it as one operation:
-// in the register it is the fence with the new token.
+// in the register it is the fence with the new token. With NoFence (a
+// share of acquisitions, cfg.NoFence) there is no fence: the operation
+// is the token's issue alone, and the holder's first commit is the
+// register's write at the new token.
 func (w *writer) acquire(domain string) (coord.Lease, bool) {
 	id := w.main.NextID()
-	rec := w.main.Begin(id, hist.OpAcquire, hist.Input{Domain: domain})
+	noFence := w.cfg.NoFence > 0 && w.rng.Float64() < w.cfg.NoFence
+	rec := w.main.Begin(id, hist.OpAcquire, hist.Input{Domain: domain, NoFence: noFence})
 	w.rec.takeLast()
 	// Waiting is bounded; the fence itself gets the operation timeout.
 	ctx, cancel := context.WithTimeout(w.stop, 4*w.cfg.TTL()+w.opTO)
 	defer cancel()
 	sess, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
-		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock,
+		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock, NoFence: noFence,
 	})
 	token := w.rec.takeLast()
 	if err == nil {
 		// hold starts a session of its own, outside the bounded ctx.
+		// Without the fence, the first commit through w.store claims
+		// the token.
 		lease := sess.Orphan()
-		w.main.End(rec, hist.OK, hist.Output{Token: lease.Token, Fence: hist.OK}, nil)
+		out := hist.Output{Token: lease.Token, Fence: hist.OK}
+		if noFence {
+			out.Fence = ""
+		}
+		w.main.End(rec, hist.OK, out, nil)
 		return lease, true
 	}
 	out := hist.Output{Token: token}
 	outcome := hist.Fail
-	if token != 0 { // the fence was attempted with this token
+	if token != 0 && !noFence { // the fence was attempted with this token
 		var fe *objstore.FencedError
 		var ue *objstore.UnknownOutcomeError
 		switch {

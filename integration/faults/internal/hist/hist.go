@@ -79,6 +79,9 @@ type Input struct {
 	Puts   map[string]string `json:"puts,omitempty"` // key -> value, for commits
 	Tag    string            `json:"tag,omitempty"`  // the holder recorded in the commit log
 	Floor  uint64            `json:"floor,omitempty"`
+	// NoFence: an acquire without the takeover fence; it writes nothing
+	// to the store (its holder's first commit claims the token).
+	NoFence bool `json:"no_fence,omitempty"`
 	// Retries: the ID of the commit operation retried, the commit id and
 	// After of its UnknownOutcomeError.
 	RetryOf  int64  `json:"retry_of,omitempty"`

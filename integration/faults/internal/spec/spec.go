@@ -154,6 +154,11 @@ type Writer struct {
 	// plain copies failed (objstore.ErrPlainCopy) counts as landed.
 	PlainCopies bool `json:"plain_copies,omitempty"`
 
+	// NoFence is the share of acquisitions (0 to 1, drawn from the seed)
+	// made with fence.AcquireOptions.NoFence: no takeover fence, the
+	// holder's first commit raises the domain to its token and claims it.
+	NoFence float64 `json:"no_fence,omitempty"`
+
 	// Break selects a deliberately broken variant (negative control).
 	Break string `json:"break,omitempty"`
 }
