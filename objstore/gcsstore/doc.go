@@ -40,12 +40,16 @@
 // connection; Options.MaxAttempts bounds all the requests of one Put (the
 // SDK by itself would retry until the context ends).
 //
-// Get reads the object's attributes and then the content of that
-// generation, so the ETag always names the bytes returned; with
-// GetOptions.IfNoneMatch an unchanged object costs the first request only.
-// When the object is replaced between the two requests, Get starts again:
-// reporting that as not found made the fencing suite's RacingCommits see
-// a lost manifest. CheckKey refuses a key whose object name, with the
+// Get is one request (an XML API read, the SDK's default): its response
+// names the generation it serves, with the size and the metadata, and the
+// SDK pins that generation for any reconnection, so the ETag always names
+// the bytes returned. The SDK's XML reads send no ifGenerationNotMatch, so
+// with GetOptions.IfNoneMatch Get compares the generation served and
+// answers driver.ErrNotModified itself: an unchanged manifest costs its
+// transfer in the one round trip (TestGetOneRequest counts the requests).
+// Reading the attributes first, as Get once did, cost a second round trip
+// for every cold read, and a retry when the object was replaced between
+// the two. CheckKey refuses a key whose object name, with the
 // prefix, is over GCS's 1024 bytes.
 //
 // # Errors
