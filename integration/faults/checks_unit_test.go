@@ -377,6 +377,14 @@ func TestChecksNoFenceClaim(t *testing.T) {
 	if vs := checkI10(h, map[string]*domainRecord{"d": good}); len(vs) != 0 {
 		t.Errorf("I10 on two NoFence acquisitions of one token, one commit in: %v", vs)
 	}
+	if n := sharedTokens(h); n != 1 {
+		t.Errorf("sharedTokens = %d; want 1 (b began committing at token 2 while it was the highest)", n)
+	}
+	later := &hb{ops: append([]*op(nil), b.ops...), next: b.next}
+	later.fence("c", 3, 16, 17, hist.OK)
+	if n := sharedTokens(&history{ops: later.ops}); n != 0 {
+		t.Errorf("sharedTokens = %d; want 0 (token 3 was fenced before b began committing at 2)", n)
+	}
 	both := recordOf(write{"w0", "f1", 1, nil}, write{"a#3", "id-a-3", 2, []string{"k0"}}, write{"b#4", "id-b-4", 2, []string{"k0"}})
 	if vs := checkI10(h, map[string]*domainRecord{"d": both}); len(vs) != 1 {
 		t.Errorf("I10 with both holders' commits in at one token: %v; want one violation (the record's)", vs)

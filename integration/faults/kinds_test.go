@@ -455,6 +455,29 @@ var kinds = []*kind{
 	},
 
 	{
+		name: "control-no-claim", control: spec.BreakNoClaim,
+		// coord-wipe with every acquisition without a fence, taken
+		// through a Store other than the one that commits: the first
+		// commit at a token claims nothing, so when the wiped
+		// coordinator issues a token twice, both holders' commits at it
+		// land. Five wipes, three of them mid-takeover, and half a TTL
+		// between an acquisition and its first commit, so that nearly
+		// every run has a token issued twice and committed at twice.
+		mustCatch:  []string{"I10"},
+		faultTTLs:  5,
+		setup:      func(p *params) { p.noFence = 1 },
+		coordWiped: true,
+		altCoord:   spec.CoordDynamo,
+		writers: func(r *run, _ int, w *spec.Writer) {
+			w.NoFenceWaitMillis = (r.p.ttl / 2).Milliseconds()
+		},
+		inject: func(r *run) error { return wipeCoordinatorTimes(r, 5) },
+		bit: func(rep *report) (bool, string) {
+			w := rep.Wiped
+			return w.SharedTokens > 0, fmt.Sprintf("%d tokens a second holder committed at, %d issued again, %d wipes", w.SharedTokens, w.Reissued, w.Wipes)
+		},
+	},
+	{
 		name: "control-gc-unnamed", control: spec.BreakGCUnnamed,
 		// The collector deletes every version the manifest does not
 		// name, pending ones too; writers wait 150 ms between uploading
@@ -525,8 +548,12 @@ func httpErrors(r *run) error {
 // wipeCoordinator deletes lease records three times: twice just after a
 // token was issued (mid-takeover: its holder has not fenced yet), or at
 // random if no issue comes within a TTL, and once at a random moment.
-func wipeCoordinator(r *run) error {
-	for i := range 3 {
+func wipeCoordinator(r *run) error { return wipeCoordinatorTimes(r, 3) }
+
+// wipeCoordinatorTimes is wipeCoordinator with n wipes, every other one
+// mid-takeover.
+func wipeCoordinatorTimes(r *run, n int) error {
+	for i := range n {
 		domain, why := "", "at random"
 		if i%2 == 0 {
 			if is, ok := r.waitIssue(r.p.ttl); ok {

@@ -111,6 +111,10 @@ type wipeStats struct {
 	// commit had raised the domain to that very token.
 	NoFence        int `json:"no_fence_acquisitions"`
 	CommitsClaimed int `json:"commits_refused_claimed"`
+	// SharedTokens counts the tokens of a domain at which a second
+	// holder began committing while the token could still be the
+	// domain's highest (sharedTokens): what the claim must decide.
+	SharedTokens int `json:"tokens_committed_by_two_holders"`
 	// AcquiredAfter counts acquisitions completed after the first wipe.
 	AcquiredAfter int `json:"acquired_after_a_wipe"`
 }
@@ -474,7 +478,61 @@ func wipeSummary(h *history, faults []faultEvent, start int64) wipeStats {
 			w.NoFence++
 		}
 	}
+	w.SharedTokens = sharedTokens(h)
 	return w
+}
+
+// sharedTokens counts the tokens of a domain at which a second holder
+// began committing while the token may still have been the domain's
+// highest: no commit or fence at a higher token in the domain had been
+// acknowledged before that holder's first commit at it was called. Each
+// is a commit that only the claim (or the fence) keeps out.
+func sharedTokens(h *history) int {
+	type dt struct {
+		domain string
+		token  uint64
+	}
+	first := map[dt]map[string]int64{} // holder -> call of its first commit at the token
+	raised := map[string][]*op{}       // domain -> acknowledged writes
+	for _, o := range h.ops {
+		switch {
+		case o.Op == hist.OpCommit && o.In.Token != 0:
+			k := dt{o.In.Domain, o.In.Token}
+			if first[k] == nil {
+				first[k] = map[string]int64{}
+			}
+			if c, ok := first[k][holderOf(o.Client)]; !ok || o.Call < c {
+				first[k][holderOf(o.Client)] = o.Call
+			}
+			if o.Outcome == hist.OK {
+				raised[o.In.Domain] = append(raised[o.In.Domain], o)
+			}
+		case o.Op == hist.OpAcquire && o.Outcome == hist.OK && o.Out.Fence == hist.OK:
+			raised[o.In.Domain] = append(raised[o.In.Domain], o)
+		}
+	}
+	n := 0
+	for k, holders := range first {
+		if len(holders) < 2 {
+			continue
+		}
+		calls := slices.Sorted(maps.Values(holders))
+		second, above := calls[1], false
+		for _, o := range raised[k.domain] {
+			t := o.In.Token
+			if o.Op == hist.OpAcquire {
+				t = o.Out.Token
+			}
+			if t > k.token && o.Return < second {
+				above = true
+				break
+			}
+		}
+		if !above {
+			n++
+		}
+	}
+	return n
 }
 
 // outcomesText lists outcome counts, or "none".
@@ -609,7 +667,7 @@ func (rep *report) summary() string {
 	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect and %d at the end; %d deletions judged (I9); %d reads met a superseded version it had deleted\n",
 		g.Runs, g.Failed, g.Deleted, g.PendingMax, g.PendingLast, g.Judged, g.ReadsExcused)
 	if w := rep.Wiped; w.Wipes > 0 || w.Claimed > 0 {
-		fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d\n", w.Wipes, w.Reissued, w.Claimed, w.AcquiredAfter, w.NoFence, w.CommitsClaimed)
+		fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d; tokens a second holder committed at %d\n", w.Wipes, w.Reissued, w.Claimed, w.AcquiredAfter, w.NoFence, w.CommitsClaimed, w.SharedTokens)
 	}
 	for _, n := range rep.NotChecked {
 		fmt.Fprintf(&b, "  not checked: %s\n", n)

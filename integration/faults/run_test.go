@@ -262,7 +262,11 @@ func (r *run) writerConfigs() []spec.Writer {
 			Retries:     3,
 			PlainCopies: r.p.plain,
 			NoFence:     r.p.noFence,
-			Break:       r.p.kind.control,
+			// A quarter of the TTL between a NoFence acquisition and
+			// its first commit: its renewals start after the wait, well
+			// inside its lease.
+			NoFenceWaitMillis: (r.p.ttl / 4).Milliseconds(),
+			Break:             r.p.kind.control,
 		}
 		if i%2 == 0 {
 			w.StubbornMillis = (3 * r.p.ttl / 2).Milliseconds()

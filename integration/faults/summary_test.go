@@ -128,6 +128,7 @@ func sumUp(reports []*report, seed uint64, took time.Duration) *totals {
 		t.Wiped.AcquiredAfter += r.Wiped.AcquiredAfter
 		t.Wiped.NoFence += r.Wiped.NoFence
 		t.Wiped.CommitsClaimed += r.Wiped.CommitsClaimed
+		t.Wiped.SharedTokens += r.Wiped.SharedTokens
 		for _, v := range r.Porcupine {
 			t.Partitions++
 			t.Results[v.Result]++
@@ -175,7 +176,7 @@ func (t *totals) text() string {
 	fmt.Fprintf(&b, "  manifest writes: %d, answered 412: %d, 409: %d, other errors: %d\n", t.ManifestPuts["manifest_puts"], t.ManifestPuts["manifest_412"], t.ManifestPuts["manifest_409"], t.ManifestPuts["manifest_err"])
 	fmt.Fprintf(&b, "  HTTP fault layer: %d requests, %d refused with 503, %d with 500, %d applied and answered 503\n", t.HTTPFaults["requests"], t.HTTPFaults["refused_503"], t.HTTPFaults["refused_500"], t.HTTPFaults["applied_503"])
 	fmt.Fprintf(&b, "  forgetful store: %d reads and %d If-Match writes answered 404, %d If-None-Match writes let through over the object; %d operations failed closed\n", t.HTTPFaults["forgot_reads"], t.HTTPFaults["forgot_if_match"], t.HTTPFaults["overwrote"], t.FailedClosed)
-	fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d\n", t.Wiped.Wipes, t.Wiped.Reissued, t.Wiped.Claimed, t.Wiped.AcquiredAfter, t.Wiped.NoFence, t.Wiped.CommitsClaimed)
+	fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d; tokens a second holder committed at %d\n", t.Wiped.Wipes, t.Wiped.Reissued, t.Wiped.Claimed, t.Wiped.AcquiredAfter, t.Wiped.NoFence, t.Wiped.CommitsClaimed, t.Wiped.SharedTokens)
 	fmt.Fprintf(&b, "  unknown outcomes injected: %d; retries: %s\n", t.ManifestPuts["unknown_injected"], outcomesText(t.Retries))
 	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect; %d deletions judged (I9); %d reads met a superseded version it had deleted\n", t.GC.Runs, t.GC.Failed, t.GC.Deleted, t.GC.PendingMax, t.GC.Judged, t.GC.ReadsExcused)
 	var res []string

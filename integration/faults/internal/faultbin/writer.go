@@ -22,13 +22,16 @@ type writer struct {
 	cfg   spec.Writer
 	main  *hist.Client
 	store *objstore.Store
-	fb    *faultBackend
-	coord *coord.Coordinator // over rec
-	rec   *recordingDriver
-	clock coord.Clock
-	rng   *rand.Rand
-	stop  context.Context // cancelled by SIGTERM
-	opTO  time.Duration
+	// acquireStore is the Store given to fence.Acquire: store, or with
+	// BreakNoClaim another one, whose claims the commits never see.
+	acquireStore *objstore.Store
+	fb           *faultBackend
+	coord        *coord.Coordinator // over rec
+	rec          *recordingDriver
+	clock        coord.Clock
+	rng          *rand.Rand
+	stop         context.Context // cancelled by SIGTERM
+	opTO         time.Duration
 	// committers are the clients of the goroutines that commit under one
 	// lease when Committers > 1; each keeps its numbering across leases.
 	committers []*hist.Client
@@ -55,9 +58,13 @@ func runWriter(cfg spec.Writer) error {
 		Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co)), PlainCopies: cfg.PlainCopies,
 		InlineMax: cfg.InlineMax, InlineBudget: cfg.InlineBudget,
 	})
+	acquireStore := store
+	if cfg.Break == spec.BreakNoClaim {
+		acquireStore = objstore.New(fb, &objstore.Options{Holder: cfg.Client, Issuer: fence.Issuer(coord.New(co))})
+	}
 	rec := &recordingDriver{Driver: co, c: main, noFloor: cfg.Break == spec.BreakNoFloor}
 	wr := &writer{
-		cfg: cfg, main: main, store: store, fb: fb, clock: clk, stop: stop,
+		cfg: cfg, main: main, store: store, acquireStore: acquireStore, fb: fb, clock: clk, stop: stop,
 		coord: coord.New(rec),
 		rec:   rec,
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Client)))),
@@ -90,8 +97,11 @@ func runWriter(cfg spec.Writer) error {
 func (w *writer) loop() {
 	for w.stop.Err() == nil {
 		domain := w.cfg.Domains[w.rng.IntN(len(w.cfg.Domains))]
-		lease, ok := w.acquire(domain)
+		lease, noFence, ok := w.acquire(domain)
 		if ok {
+			if noFence {
+				sleep(w.stop, time.Duration(w.cfg.NoFenceWaitMillis)*time.Millisecond)
+			}
 			w.hold(lease)
 		}
 		sleep(w.stop, time.Duration(w.rng.IntN(200))*time.Millisecond)
@@ -103,15 +113,15 @@ func (w *writer) loop() {
 // share of acquisitions, cfg.NoFence) there is no fence: the operation
 // is the token's issue alone, and the holder's first commit is the
 // register's write at the new token.
-func (w *writer) acquire(domain string) (coord.Lease, bool) {
+func (w *writer) acquire(domain string) (lease coord.Lease, noFence, ok bool) {
 	id := w.main.NextID()
-	noFence := w.cfg.NoFence > 0 && w.rng.Float64() < w.cfg.NoFence
+	noFence = w.cfg.NoFence > 0 && w.rng.Float64() < w.cfg.NoFence
 	rec := w.main.Begin(id, hist.OpAcquire, hist.Input{Domain: domain, NoFence: noFence})
 	w.rec.takeLast()
 	// Waiting is bounded; the fence itself gets the operation timeout.
 	ctx, cancel := context.WithTimeout(w.stop, 4*w.cfg.TTL()+w.opTO)
 	defer cancel()
-	sess, err := fence.Acquire(ctx, w.store, w.coord, domain, &fence.AcquireOptions{
+	sess, err := fence.Acquire(ctx, w.acquireStore, w.coord, domain, &fence.AcquireOptions{
 		Holder: w.cfg.Client, TTL: w.cfg.TTL(), Wait: true, Clock: w.clock, NoFence: noFence,
 	})
 	token := w.rec.takeLast()
@@ -119,13 +129,13 @@ func (w *writer) acquire(domain string) (coord.Lease, bool) {
 		// hold starts a session of its own, outside the bounded ctx.
 		// Without the fence, the first commit through w.store claims
 		// the token.
-		lease := sess.Orphan()
+		lease = sess.Orphan()
 		out := hist.Output{Token: lease.Token, Fence: hist.OK}
 		if noFence {
 			out.Fence = ""
 		}
 		w.main.End(rec, hist.OK, out, nil)
-		return lease, true
+		return lease, noFence, true
 	}
 	out := hist.Output{Token: token}
 	outcome := hist.Fail
@@ -143,7 +153,7 @@ func (w *writer) acquire(domain string) (coord.Lease, bool) {
 		}
 	}
 	w.main.End(rec, outcome, out, err)
-	return coord.Lease{}, false
+	return coord.Lease{}, noFence, false
 }
 
 // hold commits under lease until the planned commits are done, the

@@ -61,6 +61,10 @@ const (
 	// BreakNoFloor acquires without the store's highest token as the
 	// floor, so a wiped coordinator issues tokens again from 1.
 	BreakNoFloor = "no-floor"
+	// BreakNoClaim acquires without a fence (NoFence) through a Store
+	// other than the one that commits, so that the first commit claims
+	// nothing: another holder's commit at a token issued twice lands.
+	BreakNoClaim = "no-claim"
 	// BreakRetryFreshID "retries" a commit whose outcome is unknown by
 	// committing its changes again under a fresh commit id, instead of
 	// with UnknownOutcomeError.Retry: a commit that landed is applied
@@ -158,6 +162,11 @@ type Writer struct {
 	// made with fence.AcquireOptions.NoFence: no takeover fence, the
 	// holder's first commit raises the domain to its token and claims it.
 	NoFence float64 `json:"no_fence,omitempty"`
+	// NoFenceWaitMillis is how long a holder that acquired without a
+	// fence waits before its first commit, as a job that works before
+	// it writes: the window in which a wiped coordinator can issue its
+	// token again.
+	NoFenceWaitMillis int64 `json:"no_fence_wait_ms,omitempty"`
 
 	// Break selects a deliberately broken variant (negative control).
 	Break string `json:"break,omitempty"`
