@@ -453,3 +453,33 @@ func TestResolveSameTokenTwice(t *testing.T) {
 		t.Error("the refused fence was resolved as the one that applied")
 	}
 }
+
+// TestOnlyNoBite: a run is run again only when nothing but its bite was
+// missing: not when a check caught something, porcupine did not say ok,
+// a stale commit was accepted or a problem was met, nor when it bit.
+func TestOnlyNoBite(t *testing.T) {
+	quiet := func() *report {
+		return &report{Verdict: "fail", Invariants: []invariantResult{{Name: "I1"}}, Porcupine: []verdict{{Result: "ok"}}}
+	}
+	if r := quiet(); !onlyNoBite(r) {
+		t.Error("a run that failed only for want of a bite is not run again")
+	}
+	for name, change := range map[string]func(*report){
+		"bit":         func(r *report) { r.Bit, r.Verdict = true, "pass" },
+		"violation":   func(r *report) { r.Invariants[0].Violations = 1 },
+		"porcupine":   func(r *report) { r.Porcupine[0].Result = "illegal" },
+		"timed out":   func(r *report) { r.Porcupine[0].Result = "unknown" },
+		"stale":       func(r *report) { r.Staleness.CommitsAccepted = 1 },
+		"problem":     func(r *report) { r.Problems = []string{"final list: boom"} },
+		"caught ctrl": func(r *report) { r.Control, r.Verdict = true, "caught" },
+	} {
+		r := quiet()
+		change(r)
+		if onlyNoBite(r) {
+			t.Errorf("%s: run again, as if it had only not bitten", name)
+		}
+	}
+	if r := (&report{Control: true, Verdict: "missed"}); !onlyNoBite(r) {
+		t.Error("a control missed without a bite is not run again")
+	}
+}

@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"time"
 
@@ -600,8 +601,13 @@ func forgetful(r *run) error {
 		}
 		var on []string
 		for i, name := range routes {
-			// Every route with probability 0.6, and at least one writer.
-			if r.rng.Float64() < 0.6 || (i == len(routes)-1 && len(on) == 0) {
+			// Every route with probability 0.6, and at least one writer;
+			// the readers' route whenever the manifest is forgotten (a
+			// stale drive answers every client), since the readers read
+			// every domain all the time and writers may not come near
+			// it within the window.
+			forced := name == readerRoute && slices.Contains(keys, manifest)
+			if forced || r.rng.Float64() < 0.6 || (i == len(routes)-1 && len(on) == 0) {
 				on = append(on, name)
 			}
 		}
