@@ -16,6 +16,16 @@ import (
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
+// probeRuns numbers the tests' backends.
+var probeRuns atomic.Int64
+
+// uniqueName names a test's backend (its Location) uniquely in the
+// process: a probe that passed is remembered by Location for the life of
+// the process, and go test -count=N runs a test N times in one.
+func uniqueName(t *testing.T) string {
+	return fmt.Sprintf("%s-%d", t.Name(), probeRuns.Add(1))
+}
+
 // checkThenWrite honours If-None-Match only without concurrency, as some
 // stores do: a Create reads the key and, finding nothing, writes
 // unconditionally a moment later, so concurrent creates of a new key all
@@ -40,7 +50,7 @@ func (b checkThenWrite) Location() string { return "check-then-write://" + b.nam
 
 func TestProbeRefusesUnorderedCreates(t *testing.T) {
 	mem := memstore.New()
-	b := checkThenWrite{mem, t.Name()}
+	b := checkThenWrite{mem, uniqueName(t)}
 	err := driver.Probe(t.Context(), b)
 	if !errors.Is(err, driver.ErrUnsafeStore) || !strings.Contains(err.Error(), fmt.Sprintf("of %d concurrent writes with If-None-Match: * to one new key succeeded", driver.ProbeRacers)) {
 		t.Fatalf("Probe of a store that honours If-None-Match only without concurrency: %v; want ErrUnsafeStore naming the concurrent writes", err)
@@ -123,7 +133,7 @@ func (b *multipartMem) Location() string { return "multipart-mem://" + b.name }
 // and a Store over it writes nothing.
 func TestProbeMultipart(t *testing.T) {
 	ctx := t.Context()
-	good := &multipartMem{Backend: memstore.New(), name: t.Name()}
+	good := &multipartMem{Backend: memstore.New(), name: uniqueName(t)}
 	if err := driver.Probe(ctx, good); err != nil {
 		t.Fatalf("Probe of a store that honours the precondition on its multipart path: %v", err)
 	}
@@ -131,7 +141,7 @@ func TestProbeMultipart(t *testing.T) {
 		t.Fatalf("%d multipart puts, want 3 (a new key, then If-None-Match: * and a stale If-Match on it)", n)
 	}
 	mem := memstore.New()
-	bad := drivertest.IgnoreConditionsOnComplete(&multipartMem{Backend: mem, name: t.Name()}, 1<<20)
+	bad := drivertest.IgnoreConditionsOnComplete(&multipartMem{Backend: mem, name: uniqueName(t)}, 1<<20)
 	err := driver.Probe(ctx, bad)
 	if !errors.Is(err, driver.ErrUnsafeStore) || !strings.Contains(err.Error(), "CompleteMultipartUpload carried If-None-Match: * replaced an existing object") {
 		t.Fatalf("Probe of a store that ignores the precondition on CompleteMultipartUpload: %v; want ErrUnsafeStore naming it", err)
@@ -156,7 +166,7 @@ func (b staleOnly) PutMultipart(ctx context.Context, key string, r io.Reader, si
 }
 
 func TestProbeMultipartStaleIfMatch(t *testing.T) {
-	b := staleOnly{&multipartMem{Backend: memstore.New(), name: t.Name()}}
+	b := staleOnly{&multipartMem{Backend: memstore.New(), name: uniqueName(t)}}
 	err := driver.Probe(t.Context(), b)
 	if !errors.Is(err, driver.ErrUnsafeStore) || !strings.Contains(err.Error(), "CompleteMultipartUpload carried a stale If-Match") {
 		t.Fatalf("Probe: %v; want ErrUnsafeStore naming the stale If-Match on CompleteMultipartUpload", err)
@@ -173,7 +183,7 @@ func (b notImplemented) PutMultipart(context.Context, string, io.Reader, int64, 
 }
 
 func TestProbeMultipartRefused(t *testing.T) {
-	b := notImplemented{&multipartMem{Backend: memstore.New(), name: t.Name()}}
+	b := notImplemented{&multipartMem{Backend: memstore.New(), name: uniqueName(t)}}
 	err := driver.Probe(t.Context(), b)
 	if err == nil || errors.Is(err, driver.ErrUnsafeStore) || !strings.Contains(err.Error(), "If-None-Match: * on CompleteMultipartUpload failed, so no large write could succeed") || !strings.Contains(err.Error(), "NotImplemented") {
 		t.Fatalf("Probe: %v; want an error naming CompleteMultipartUpload and the store's answer", err)
