@@ -130,13 +130,26 @@ func SupportedStores() string {
 	return s
 }
 
-// supportedSchemes lists every scheme ParseURL accepts, for its messages.
-func supportedSchemes() string {
-	s := supportedAll
+// StoreSchemes lists the schemes of store URLs, the built-in ones and the
+// registered ones ("file://, mem://, s3://, minio://, gs://, azblob://"),
+// for help texts.
+func StoreSchemes() string {
+	return builtinStores + registeredSchemes()
+}
+
+// registeredSchemes is ", gs://, azblob://": one entry per registered
+// scheme.
+func registeredSchemes() string {
+	s := ""
 	for _, name := range registered() {
 		s += ", " + name + "://"
 	}
 	return s
+}
+
+// supportedSchemes lists every scheme ParseURL accepts, for its messages.
+func supportedSchemes() string {
+	return builtinStores + ", dynamodb://" + registeredSchemes()
 }
 
 // kindOf returns what a URL of scheme calls its bucket: "bucket" unless

@@ -31,8 +31,8 @@ const Supported = "file://PATH, mem://[NAME], s3://BUCKET[/PREFIX][?endpoint=URL
 // and help.
 const SupportedCoordinators = "dynamodb://TABLE[?endpoint=URL&region=R], or any store URL (lease records kept there)"
 
-// supportedAll is every scheme ParseURL accepts, for its messages.
-const supportedAll = "file://, mem://, s3://, minio://, dynamodb://"
+// builtinStores are the store schemes config handles itself.
+const builtinStores = "file://, mem://, s3://, minio://"
 
 // Location is a parsed store or coordinator URL. It is comparable, and
 // String returns a URL that parses back to the same Location. It never

@@ -53,3 +53,16 @@ func firsts(m [][]string) []string {
 	}
 	return s
 }
+
+// TestStoreFlagNamesEveryScheme keeps --store's help in step with the
+// schemes config accepts: a registered scheme (gs://, azblob://) missing
+// from it sends a user to the docs for what the binary takes.
+func TestStoreFlagNamesEveryScheme(t *testing.T) {
+	r := newCLI(t).want(0, "", "--help")
+	line := regexp.MustCompile(`(?m)^.*--store URL.*$`).FindString(r.stdout)
+	for _, scheme := range []string{"file://", "mem://", "s3://", "minio://", "gs://", "azblob://"} {
+		if !strings.Contains(line, scheme) {
+			t.Errorf("fence --help's --store line does not name %s: %q", scheme, line)
+		}
+	}
+}

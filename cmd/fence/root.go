@@ -154,7 +154,7 @@ Exit codes:
 	root.SetVersionTemplate("fence {{.Version}}\n")
 	root.SetFlagErrorFunc(suggestFlag)
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): file://, mem://, s3:// or minio://")
+	pf.StringVar(&a.storeURL, "store", config.DefaultStore, "object store `URL` (env "+envStore+"): "+config.StoreSchemes())
 	pf.StringVar(&a.coordURL, "coord", "", "lease coordinator `URL` (env "+envCoord+"): dynamodb://TABLE or a store URL; default: lease records kept in the store")
 	pf.BoolVar(&a.json, "json", false, "print data as JSON, and errors as one line {\"error\": ..., \"code\": N} on stderr")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "print only the command's data and errors: no progress, no summary lines such as put's 'committed ...'")
