@@ -54,7 +54,7 @@ func plainFor(b driver.Backend) plain {
 	case *miniostore.Backend:
 		return &minioPlain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix()}
 	case *gcsstore.Backend:
-		return &gcsPlain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix(), chunk: b.ChunkSize()}
+		return &gcsPlain{c: b.Client(), bucket: b.Bucket(), prefix: b.Prefix(), chunk: b.UploadChunk}
 	case *azblobstore.Backend:
 		return &azblobPlain{c: b.Client(), prefix: b.Prefix()}
 	}

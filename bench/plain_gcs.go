@@ -17,9 +17,10 @@ type gcsPlain struct {
 	c      *storage.Client
 	bucket string
 	prefix string
-	// chunk is the backend's chunk size, so that the baseline sends a body
-	// in as many requests as the backend does.
-	chunk int
+	// chunk is the backend's chunk size for a body of a size
+	// (gcsstore.Backend.UploadChunk), so that the baseline sends a body in
+	// as many requests as the backend does and allocates the same buffer.
+	chunk func(size int64) int
 }
 
 func (p *gcsPlain) describe() string {
@@ -61,7 +62,7 @@ func (p *gcsPlain) write(ctx context.Context, key string, o *storage.ObjectHandl
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := o.NewWriter(wctx)
-	w.ChunkSize = p.chunk
+	w.ChunkSize = p.chunk(int64(len(data)))
 	w.ContentType = "application/octet-stream"
 	if _, err := w.Write(data); err != nil {
 		cancel() // abandons the upload

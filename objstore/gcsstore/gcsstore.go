@@ -53,7 +53,8 @@ type Options struct {
 	// ChunkSize is the size of the chunks of a resumable upload, and the
 	// threshold above which Put uses one: a body that fits in one chunk
 	// is sent with one request. At least MinChunkSize; default
-	// DefaultChunkSize. A Put holds one chunk in memory.
+	// DefaultChunkSize. A Put holds one chunk in memory; a Put of a body
+	// known to fit in one, the smallest multiple of MinChunkSize that does.
 	ChunkSize int
 	// MaxAttempts bounds how many times the SDK sends one request that
 	// it may retry (a conditional write, a read) after a 429, a 5xx or a
@@ -247,6 +248,12 @@ func (b *Backend) Endpoint() string { return b.endpoint }
 // ChunkSize returns the size of the chunks of a resumable upload, which is
 // also the largest body Put sends with one request.
 func (b *Backend) ChunkSize() int { return b.chunk }
+
+// UploadChunk returns the ChunkSize Put gives the SDK's Writer for a body
+// of size bytes (-1 when unknown): ChunkSize, or for a body known to be
+// smaller, the smallest multiple of MinChunkSize above its size. The SDK
+// allocates the whole chunk for every upload.
+func (b *Backend) UploadChunk(size int64) int { return chunkFor(size, b.chunk) }
 
 func (b *Backend) object(key string) *storage.ObjectHandle { return b.bucket.Object(b.prefix + key) }
 

@@ -31,6 +31,21 @@ func conditions(mode driver.PutMode) (c storage.Conditions, cond, ok bool) {
 	return storage.Conditions{}, false, true
 }
 
+// chunkFor is the ChunkSize of a Put of size bytes (-1: unknown) with
+// the Backend's chunk: the SDK allocates a whole chunk for every upload,
+// the one request of a small body included, so a body known to fit in a
+// chunk gets the smallest one that holds it and one byte more (GCS's
+// 256 KiB granule): a 1 KiB manifest write allocates 256 KiB, not 16 MiB.
+// The byte more keeps it one request: the SDK sends a body in one
+// request when it ends before its chunk is full.
+func chunkFor(size int64, chunk int) int {
+	if size < 0 || size >= int64(chunk) {
+		return chunk
+	}
+	granules := (size + 1 + MinChunkSize - 1) / MinChunkSize
+	return int(granules * MinChunkSize)
+}
+
 // Put writes the object if opts.Mode allows it. The precondition travels
 // as ifGenerationMatch on the upload request: on the one request of a
 // body that fits in a chunk, and on the request that starts a resumable
@@ -59,7 +74,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := o.NewWriter(wctx)
-	w.ChunkSize = b.chunk
+	w.ChunkSize = chunkFor(size, b.chunk)
 	w.ContentType = opts.ContentType
 	if w.ContentType == "" {
 		w.ContentType = "application/octet-stream"
