@@ -24,7 +24,10 @@
 // 0 would be no condition at all to the SDK.
 //
 // A body that fits in one chunk (Options.ChunkSize, default 16 MiB) is
-// sent with one request. A larger one, or one of unknown size that turns
+// sent with one request, from a buffer of the smallest multiple of
+// 256 KiB that holds it when its size is known: the SDK allocates a
+// whole chunk for every upload, and a 1 KiB manifest write would
+// allocate 16 MiB (TestSmallPutSmallBuffer). A larger one, or one of unknown size that turns
 // out larger, is streamed in a resumable upload, one chunk in memory at a
 // time; the precondition is sent when the upload starts and GCS checks it
 // again when the last chunk makes the object appear, so a write whose
