@@ -26,6 +26,12 @@
 // capability probe proves the store checks the condition on Put Block
 // List too.
 //
+// A body held in memory (a *bytes.Reader, a *strings.Reader, objstore's
+// manifest writes) goes as it is, without a copy. The Backend is a
+// driver.HashingPutter: PutHashed computes the body's digest as Put
+// reads it, so objstore hands it the caller's body unwrapped
+// (TestInMemoryBodyNotCopied, TestPutHashed).
+//
 // Block IDs carry a random upload id, because Azure keeps one list of
 // uncommitted blocks per blob, shared by every upload to it. Azure has
 // no call to discard staged blocks: those of a failed upload are

@@ -27,18 +27,72 @@ import (
 // List, which carries the precondition: the blob appears whole, and only
 // if the precondition holds at that moment. If size is not -1 and body's
 // length differs, nothing is stored.
+//
+// A body held in memory (a *bytes.Reader, a *strings.Reader, objstore's
+// manifest writes: s3part.InMemory) up to the threshold is sent as it
+// is, without a copy.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
+	info, _, err := b.put(ctx, key, body, size, opts, false)
+	return info, err
+}
+
+// PutHashed is Put that also returns the body's digest (size, SHA-256
+// and CRCs), computed as the body is read for the upload, so that
+// objstore need not wrap the body in a hashing reader, which would hide
+// a body held in memory and make Put copy it. The digest is known when
+// the whole body was read: after a successful put, and after one refused
+// by its precondition. It implements driver.HashingPutter.
+func (b *Backend) PutHashed(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, driver.Digest, error) {
+	return b.put(ctx, key, body, size, opts, true)
+}
+
+func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions, hash bool) (driver.ObjectInfo, driver.Digest, error) {
 	if err := ctx.Err(); err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
+	}
+	if mem, ok := s3part.InMemory(body, size); ok && size <= b.threshold {
+		var dg driver.Digest
+		if hash {
+			var err error
+			if dg, err = s3part.DigestOf(mem); err != nil {
+				return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
+			}
+		}
+		info, err := b.putSingle(ctx, key, mem, size, opts)
+		return info, readWhole(hash, size, dg, err), err
 	}
 	p, err := s3part.Read(body, size, b.partSize, b.threshold)
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
 	}
 	if p.Single() {
-		return b.putSingle(ctx, key, p.Data(), opts)
+		data := p.Data()
+		var dg driver.Digest
+		if hash {
+			dg = driver.DigestOf(data)
+		}
+		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
+		return info, readWhole(hash, int64(len(data)), dg, err), err
 	}
-	return b.putStaged(ctx, key, p, opts)
+	if hash {
+		p.HashWhole()
+	}
+	info, total, err := b.putStaged(ctx, key, p, opts)
+	if !hash {
+		return info, driver.Digest{}, err
+	}
+	return info, readWhole(hash, total, p.Digest(), err), err
+}
+
+// readWhole is dg, the digest of a put of size bytes, when hash and err
+// says the put read the whole body (it succeeded, or its precondition
+// failed); else the zero Digest.
+func readWhole(hash bool, size int64, dg driver.Digest, err error) driver.Digest {
+	if !hash || err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
+		return driver.Digest{}
+	}
+	dg.Known, dg.Size = true, size
+	return dg
 }
 
 // PutMultipart is Put with staged blocks and Put Block List whatever the
@@ -57,16 +111,18 @@ func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, 
 	if err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
-	return b.putStaged(ctx, key, p, opts)
+	info, _, err := b.putStaged(ctx, key, p, opts)
+	return info, err
 }
 
-// putSingle sends data with one Put Blob under opts' precondition.
-func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts driver.PutOptions) (driver.ObjectInfo, error) {
+// putSingle sends body, size bytes held in memory and at its start, with
+// one Put Blob under opts' precondition.
+func (b *Backend) putSingle(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	meta, err := encodeMetadata(opts.Metadata)
 	if err != nil {
 		return driver.ObjectInfo{}, b.fail("put", key, err)
 	}
-	out, err := b.client.NewBlockBlobClient(b.blobName(key)).Upload(ctx, streaming.NopCloser(bytes.NewReader(data)), &blockblob.UploadOptions{
+	out, err := b.client.NewBlockBlobClient(b.blobName(key)).Upload(ctx, streaming.NopCloser(body), &blockblob.UploadOptions{
 		Metadata:         meta,
 		HTTPHeaders:      headers(opts),
 		AccessConditions: conditions(opts.Mode),
@@ -74,11 +130,12 @@ func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts d
 	if err != nil {
 		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
 	}
-	return b.putInfo(key, int64(len(data)), out.ETag)
+	return b.putInfo(key, size, out.ETag)
 }
 
 // putStaged stages p's blocks, one at a time while the next is read, and
-// commits them with Put Block List under opts' precondition.
+// commits them with Put Block List under opts' precondition. It returns
+// the bytes it read of the body too.
 //
 // Block IDs start with a random upload id: Azure keeps one list of
 // uncommitted blocks per blob, so two uploads to one key at once must
@@ -86,10 +143,10 @@ func (b *Backend) putSingle(ctx context.Context, key string, data []byte, opts d
 // Azure has no call to discard staged blocks: those of a failed upload
 // stay uncommitted, invisible to Get and List, until the blob's next
 // commit or for at most seven days.
-func (b *Backend) putStaged(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (driver.ObjectInfo, error) {
+func (b *Backend) putStaged(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (driver.ObjectInfo, int64, error) {
 	meta, err := encodeMetadata(opts.Metadata)
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, 0, b.fail("put", key, err)
 	}
 	var id [12]byte
 	_, _ = rand.Read(id[:])
@@ -106,7 +163,7 @@ func (b *Backend) putStaged(ctx context.Context, key string, p *s3part.Body, opt
 		return nil
 	})
 	if err != nil {
-		return driver.ObjectInfo{}, b.fail("put", key, err)
+		return driver.ObjectInfo{}, total, b.fail("put", key, err)
 	}
 	out, err := bb.CommitBlockList(ctx, ids, &blockblob.CommitBlockListOptions{
 		Metadata:         meta,
@@ -114,9 +171,10 @@ func (b *Backend) putStaged(ctx context.Context, key string, p *s3part.Body, opt
 		AccessConditions: conditions(opts.Mode),
 	})
 	if err != nil {
-		return driver.ObjectInfo{}, b.failPut(key, err, opts.Mode)
+		return driver.ObjectInfo{}, total, b.failPut(key, err, opts.Mode)
 	}
-	return b.putInfo(key, total, out.ETag)
+	info, err := b.putInfo(key, total, out.ETag)
+	return info, total, err
 }
 
 func (b *Backend) putInfo(key string, size int64, etag *azcore.ETag) (driver.ObjectInfo, error) {
