@@ -3,7 +3,6 @@ package azblobstore
 import (
 	"bytes"
 	"crypto/rand"
-	"errors"
 	"io"
 	"runtime"
 	"testing"
@@ -12,63 +11,25 @@ import (
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
-// opaque hides every method of its reader but Read, so that Put must
-// read it into a buffer.
-type opaque struct{ io.Reader }
-
 // TestPutHashed: PutHashed returns the digest of the body it stored, on
 // each of Put's paths (a body held in memory and sent as it is, one read
 // into a buffer for one Put Blob, one staged in blocks, of known and
-// unknown size), and the digest of the body a create was refused, which
-// objstore compares with the stored version after a 412.
+// unknown size), and the digest of the body a create was refused.
 func TestPutHashed(t *testing.T) {
 	const part = 64 << 10
 	b := newContainer(t, "", &Options{PartSize: part})
 	small, big := make([]byte, 1000), make([]byte, 3*part+17)
 	rand.Read(small)
 	rand.Read(big)
-	known := func(d []byte) int64 { return int64(len(d)) }
-	for _, tc := range []struct {
-		name string
-		data []byte
-		body func([]byte) io.Reader
-		size func([]byte) int64
-	}{
-		{"in-memory", small, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
-		{"buffered", small, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, known},
-		{"buffered-unknown-size", small, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, func([]byte) int64 { return -1 }},
-		{"staged", big, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
-		{"staged-unknown-size", big, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, func([]byte) int64 { return -1 }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			key := "hashed/" + tc.name
-			want := driver.DigestOf(tc.data)
-			info, dg, err := b.PutHashed(t.Context(), key, tc.body(tc.data), tc.size(tc.data), driver.PutOptions{Mode: driver.Create{}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if dg != want || info.Size != want.Size {
-				t.Fatalf("PutHashed = size %d, digest %+v; want %+v", info.Size, dg, want)
-			}
-			rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil || !bytes.Equal(got, tc.data) {
-				t.Fatalf("read back %d bytes (%v); want the %d put", len(got), err, len(tc.data))
-			}
-			other := append([]byte("other "), tc.data...)
-			_, dg, err = b.PutHashed(t.Context(), key, tc.body(other), tc.size(other), driver.PutOptions{Mode: driver.Create{}})
-			if !errors.Is(err, driver.ErrPreconditionFailed) {
-				t.Fatalf("second create = %v; want ErrPreconditionFailed", err)
-			}
-			if want := driver.DigestOf(other); dg != want {
-				t.Fatalf("second create's digest = %+v; want %+v (the body it was refused)", dg, want)
-			}
-		})
-	}
+	mem := func(d []byte) io.Reader { return bytes.NewReader(d) }
+	pipe := func(d []byte) io.Reader { return s3test.Opaque{R: bytes.NewReader(d)} }
+	s3test.PutHashed(t, b, []s3test.HashedCase{
+		{Name: "in-memory", Data: small, Body: mem, Size: s3test.Known},
+		{Name: "buffered", Data: small, Body: pipe, Size: s3test.Known},
+		{Name: "buffered-unknown-size", Data: small, Body: pipe, Size: s3test.Unknown},
+		{Name: "staged", Data: big, Body: mem, Size: s3test.Known},
+		{Name: "staged-unknown-size", Data: big, Body: pipe, Size: s3test.Unknown},
+	})
 }
 
 // TestInMemoryBodies: bodies held in memory are sent as they are, and one
@@ -94,7 +55,7 @@ func TestInMemoryBodyNotCopied(t *testing.T) {
 		}
 		return allocated() - before
 	}
-	mem, copied := put(bytes.NewReader(data)), put(opaque{bytes.NewReader(data)})
+	mem, copied := put(bytes.NewReader(data)), put(s3test.Opaque{R: bytes.NewReader(data)})
 	if copied < uint64(len(data)) {
 		t.Fatalf("a buffered put allocated %d bytes, less than its %d-byte body: the count does not see the copy", copied, len(data))
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/fencedstore/fence/objstore/internal/s3test"
 )
 
-// opaque hides a body's Seek, as a pipe would.
-type opaque struct{ r io.Reader }
-
-func (o opaque) Read(p []byte) (int, error) { return o.r.Read(p) }
-
 // TestPutHashed: every way Put sends a body (one buffered PutObject, one
 // PutObject of a body held in memory, one streamed PutObject of a body
 // read twice, a multipart upload of a body
@@ -30,46 +25,18 @@ func TestPutHashed(t *testing.T) {
 		for _, d := range [][]byte{small, mid, big} {
 			rand.Read(d)
 		}
-		cases := []struct {
-			name string
-			data []byte
-			body func([]byte) io.Reader
-			size func([]byte) int64
-		}{
-			{"buffered", small, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, known},
-			{"in-memory", small, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
-			{"streamed", mid, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
-			{"multipart", mid, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, known},
-			{"multipart-seekable-past-SinglePutMax", big, func(d []byte) io.Reader { return bytes.NewReader(d) }, known},
-			{"multipart-unknown-size", big, func(d []byte) io.Reader { return opaque{bytes.NewReader(d)} }, func([]byte) int64 { return -1 }},
-		}
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				key := "hashed/" + tc.name
-				want := driver.DigestOf(tc.data)
-				info, dg, err := b.PutHashed(t.Context(), key, tc.body(tc.data), tc.size(tc.data), driver.PutOptions{Mode: driver.Create{}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if dg != want || info.Size != want.Size {
-					t.Fatalf("PutHashed = size %d, digest %+v; want %+v", info.Size, dg, want)
-				}
-				mustRead(t, b, key, tc.data)
-				other := append([]byte("other "), tc.data...)
-				_, dg, err = b.PutHashed(t.Context(), key, tc.body(other), tc.size(other), driver.PutOptions{Mode: driver.Create{}})
-				if !errors.Is(err, driver.ErrPreconditionFailed) {
-					t.Fatalf("second create = %v; want ErrPreconditionFailed", err)
-				}
-				if want := driver.DigestOf(other); dg != want {
-					t.Fatalf("second create's digest = %+v; want %+v (the body it was refused)", dg, want)
-				}
-				mustRead(t, b, key, tc.data)
-			})
-		}
+		mem := func(d []byte) io.Reader { return bytes.NewReader(d) }
+		pipe := func(d []byte) io.Reader { return s3test.Opaque{R: bytes.NewReader(d)} }
+		s3test.PutHashed(t, b, []s3test.HashedCase{
+			{Name: "buffered", Data: small, Body: pipe, Size: s3test.Known},
+			{Name: "in-memory", Data: small, Body: mem, Size: s3test.Known},
+			{Name: "streamed", Data: mid, Body: mem, Size: s3test.Known},
+			{Name: "multipart", Data: mid, Body: pipe, Size: s3test.Known},
+			{Name: "multipart-seekable-past-SinglePutMax", Data: big, Body: mem, Size: s3test.Known},
+			{Name: "multipart-unknown-size", Data: big, Body: pipe, Size: s3test.Unknown},
+		})
 	})
 }
-
-func known(d []byte) int64 { return int64(len(d)) }
 
 // changing reads one set of bytes the first time and another after it
 // is rewound: a file rewritten between Put's two passes.
@@ -110,20 +77,4 @@ func TestStreamedPutSigned(t *testing.T) {
 		}
 		t.Logf("refused: %v", err)
 	})
-}
-
-func mustRead(t *testing.T, b *Backend, key string, want []byte) {
-	t.Helper()
-	rc, _, err := b.Get(t.Context(), key, driver.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	got, err := io.ReadAll(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s holds %d bytes, not the %d put", key, len(got), len(want))
-	}
 }
