@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
@@ -169,4 +171,95 @@ func TestCheckUnclaimed(t *testing.T) {
 	if err := fence.CheckUnclaimed(ctx, store, "d", 3); !errors.As(err, &te) || te.Token != 3 || !strings.Contains(err.Error(), "issued token 3 again") {
 		t.Fatalf("token at the highest: %v", err)
 	}
+}
+
+// reissuing is a coordinator driver that, once it has issued a token,
+// has another holder write with that token before the acquisition
+// returns: the other holder of a token a wiped coordinator issued twice,
+// committing between the new holder's floor read (read is closed when it
+// has been answered) and its acquisition's answer.
+type reissuing struct {
+	coord.Driver
+	other *objstore.Store
+	read  <-chan struct{}
+	t     *testing.T
+}
+
+func (r reissuing) TryAcquire(ctx context.Context, req coord.Request) (coord.Lease, error) {
+	l, err := r.Driver.TryAcquire(ctx, req)
+	if err == nil {
+		<-r.read
+		if _, perr := r.other.Put(ctx, req.Domain, "k", l.Token, strings.NewReader("other"), -1); perr != nil {
+			r.t.Errorf("the other holder's put at %d: %v", l.Token, perr)
+		}
+	}
+	return l, err
+}
+
+// readSignal closes read once a Get of key has been answered.
+type readSignal struct {
+	driver.Backend
+	key  string
+	once sync.Once
+	read chan struct{}
+}
+
+func (r *readSignal) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
+	rc, info, err := r.Backend.Get(ctx, key, opts)
+	if key == r.key {
+		r.once.Do(func() { close(r.read) })
+	}
+	return rc, info, err
+}
+
+// AcquireToken hands a token to other processes (`fence lease acquire`):
+// with NoFence it must refuse, and release, a token another holder wrote
+// with between its floor read and its acquisition; the default refuses
+// it at the fence. Without the reissue, the token is returned with the
+// lease held and no session renewing it.
+func TestAcquireTokenRefusesAClaimedToken(t *testing.T) {
+	for _, noFence := range []bool{true, false} {
+		t.Run(fmt.Sprint("NoFence=", noFence), func(t *testing.T) {
+			ctx := context.Background()
+			mem := memstore.New()
+			sig := &readSignal{Backend: mem, key: faulty.Manifest("d"), read: make(chan struct{})}
+			store, other := objstore.New(sig, nil), objstore.New(mem, nil)
+			if _, err := other.Put(ctx, "d", "k", 1, strings.NewReader("first"), -1); err != nil {
+				t.Fatal(err)
+			}
+			// The coordinator has issued token 1; the next is 2, which the
+			// other holder writes with once the floor read (1) is done.
+			leases := bucketlease.New(memstore.New(), nil)
+			c := coord.New(leases)
+			l, err := c.TakeLease(ctx, "d", &coord.TakeOptions{Holder: "Z"})
+			if err != nil || c.Release(ctx, l) != nil {
+				t.Fatalf("token 1: %+v, %v", l, err)
+			}
+			c = coord.New(reissuing{Driver: leases, other: other, read: sig.read, t: t})
+			_, err = fence.AcquireToken(ctx, store, c, "d", &fence.AcquireOptions{Holder: "A", NoFence: noFence})
+			var te *fence.TakeoverError
+			if !errors.As(err, &te) || te.Token != 2 {
+				t.Fatalf("AcquireToken of a token another holder wrote with = %v; want a *TakeoverError for token 2", err)
+			}
+			st, err := c.State(ctx, "d")
+			if err != nil || st.Holder != "" {
+				t.Fatalf("after the refusal the lease is %+v (%v); want it released", st, err)
+			}
+			if v, _, err := store.ReadAll(ctx, "d", "k"); err != nil || string(v) != "other" {
+				t.Fatalf("d/k = %q, %v; want the other holder's value", v, err)
+			}
+		})
+	}
+	t.Run("unclaimed", func(t *testing.T) {
+		ctx := context.Background()
+		store := objstore.New(memstore.New(), nil)
+		c := coord.New(bucketlease.New(memstore.New(), nil))
+		l, err := fence.AcquireToken(ctx, store, c, "d", &fence.AcquireOptions{Holder: "A", NoFence: true})
+		if err != nil || l.Token != 1 {
+			t.Fatalf("AcquireToken = %+v, %v; want token 1", l, err)
+		}
+		if st, err := c.State(ctx, "d"); err != nil || st.Holder != "A" || st.Token != 1 {
+			t.Fatalf("lease %+v (%v); want held by A at token 1", st, err)
+		}
+	})
 }

@@ -65,20 +65,12 @@ released earlier.`,
 				actx, cancel = context.WithTimeout(ctx, timeout)
 			}
 			defer cancel()
-			sess, err := fence.Acquire(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
+			// The command exits now: the lease lives on, unrenewed, until
+			// --ttl has passed or it is released.
+			l, err := fence.AcquireToken(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
 			if err != nil {
 				return a.acquireFailed(ctx, c, domain, timeout, err)
 			}
-			if noFence {
-				// The token leaves this process, and its claim with it.
-				if err := fence.CheckUnclaimed(actx, store, domain, sess.Lease().Token); err != nil {
-					_ = sess.Release(context.WithoutCancel(ctx))
-					return err
-				}
-			}
-			// The command exits now: the lease lives on, unrenewed, until
-			// --ttl has passed or it is released.
-			l := sess.Orphan()
 			if a.json {
 				return a.printJSON(struct {
 					Domain  string    `json:"domain"`
