@@ -22,6 +22,8 @@
 // AcquireOptions.Wait), the floor reads and the fence. It never ends the
 // session Acquire returns, which lives until Release, Orphan, the loss of
 // the lease, or the end of AcquireOptions.Lifetime when one is given.
+// AcquireToken takes the lease for a token that leaves the process (a
+// script's, as `fence lease acquire` does), with no session.
 //
 // # Errors
 //
