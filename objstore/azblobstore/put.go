@@ -59,7 +59,7 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 			}
 		}
 		info, err := b.putSingle(ctx, key, mem, size, opts)
-		return info, readWhole(hash, size, dg, err), err
+		return info, s3part.ReadWhole(size, dg, err), err
 	}
 	p, err := s3part.Read(body, size, b.partSize, b.threshold)
 	if err != nil {
@@ -72,27 +72,16 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 			dg = driver.DigestOf(data)
 		}
 		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), opts)
-		return info, readWhole(hash, int64(len(data)), dg, err), err
+		return info, s3part.ReadWhole(int64(len(data)), dg, err), err
 	}
 	if hash {
 		p.HashWhole()
 	}
 	info, total, err := b.putStaged(ctx, key, p, opts)
 	if !hash {
-		return info, driver.Digest{}, err
+		return info, driver.Digest{}, err // Put: no digest to return
 	}
-	return info, readWhole(hash, total, p.Digest(), err), err
-}
-
-// readWhole is dg, the digest of a put of size bytes, when hash and err
-// says the put read the whole body (it succeeded, or its precondition
-// failed); else the zero Digest.
-func readWhole(hash bool, size int64, dg driver.Digest, err error) driver.Digest {
-	if !hash || err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
-		return driver.Digest{}
-	}
-	dg.Known, dg.Size = true, size
-	return dg
+	return info, s3part.ReadWhole(total, p.Digest(), err), err
 }
 
 // PutMultipart is Put with staged blocks and Put Block List whatever the

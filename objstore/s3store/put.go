@@ -63,7 +63,7 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 			return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
 		}
 		info, err := b.putSingle(ctx, key, mem, size, dg.SHA256, opts)
-		return info, readWhole(size, dg, err), err
+		return info, s3part.ReadWhole(size, dg, err), err
 	}
 	if rs, ok := body.(io.ReadSeeker); ok && size > b.threshold && size <= b.singleMax {
 		return b.putStreamed(ctx, key, rs, size, opts, hashWhole)
@@ -81,7 +81,7 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 			dg.SHA256 = p.Sum()
 		}
 		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), dg.SHA256, opts)
-		return info, readWhole(int64(len(data)), dg, err), err
+		return info, s3part.ReadWhole(int64(len(data)), dg, err), err
 	}
 	if hashWhole {
 		p.HashWhole()
@@ -90,7 +90,7 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 	if !hashWhole {
 		return info, driver.Digest{}, err
 	}
-	return info, readWhole(total, p.Digest(), err), err
+	return info, s3part.ReadWhole(total, p.Digest(), err), err
 }
 
 // PutMultipart is Put with a multipart upload whatever the body's size:
@@ -111,16 +111,6 @@ func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, 
 	}
 	info, _, err := b.putMultipart(ctx, key, p, opts)
 	return info, err
-}
-
-// readWhole is dg, the digest of a put of size bytes, if err says the
-// put read the whole body; else the zero Digest.
-func readWhole(size int64, dg driver.Digest, err error) driver.Digest {
-	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
-		return driver.Digest{}
-	}
-	dg.Known, dg.Size = true, size
-	return dg
 }
 
 // putStreamed sends a body that can be rewound with one PutObject: it
@@ -165,7 +155,7 @@ func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeke
 		sha.Sum(dg.SHA256[:0])
 	}
 	info, err := b.putSingle(ctx, key, body, size, dg.SHA256, opts)
-	return info, readWhole(size, dg, err), err
+	return info, s3part.ReadWhole(size, dg, err), err
 }
 
 // putSingle sends body, of size bytes whose SHA-256 is sum, with one

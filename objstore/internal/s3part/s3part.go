@@ -12,6 +12,7 @@ package s3part
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -164,6 +165,17 @@ func (b *Body) Digest() driver.Digest {
 		return driver.DigestOf(b.buf)
 	}
 	return b.whole.Digest()
+}
+
+// ReadWhole is dg, the digest of a put of size bytes, marked known when
+// err says the put read the whole body (it succeeded, or its
+// precondition failed); else the zero Digest. A HashingPutter returns it.
+func ReadWhole(size int64, dg driver.Digest, err error) driver.Digest {
+	if err != nil && !errors.Is(err, driver.ErrPreconditionFailed) {
+		return driver.Digest{}
+	}
+	dg.Known, dg.Size = true, size
+	return dg
 }
 
 // hashWhole adds part to the whole body's hash, if one is kept, and
