@@ -251,7 +251,7 @@ func (b *Backend) ChunkSize() int { return b.chunk }
 
 // UploadChunk returns the ChunkSize Put gives the SDK's Writer for a body
 // of size bytes (-1 when unknown): ChunkSize, or for a body known to be
-// smaller, the smallest multiple of MinChunkSize above its size. The SDK
+// smaller, the smallest multiple of MinChunkSize that holds it. The SDK
 // allocates the whole chunk for every upload.
 func (b *Backend) UploadChunk(size int64) int { return chunkFor(size, b.chunk) }
 

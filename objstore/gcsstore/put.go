@@ -34,15 +34,16 @@ func conditions(mode driver.PutMode) (c storage.Conditions, cond, ok bool) {
 // chunkFor is the ChunkSize of a Put of size bytes (-1: unknown) with
 // the Backend's chunk: the SDK allocates a whole chunk for every upload,
 // the one request of a small body included, so a body known to fit in a
-// chunk gets the smallest one that holds it and one byte more (GCS's
-// 256 KiB granule): a 1 KiB manifest write allocates 256 KiB, not 16 MiB.
-// The byte more keeps it one request: the SDK sends a body in one
-// request when it ends before its chunk is full.
+// chunk gets the smallest one that holds it, in GCS's 256 KiB granules
+// (at least one: a ChunkSize of 0 would turn off the SDK's retries). A
+// 1 KiB manifest write allocates 256 KiB, not 16 MiB. The SDK still
+// sends such a body in one request, also when it fills its chunk exactly
+// (TestSmallPutSmallBuffer).
 func chunkFor(size int64, chunk int) int {
 	if size < 0 || size >= int64(chunk) {
 		return chunk
 	}
-	granules := (size + 1 + MinChunkSize - 1) / MinChunkSize
+	granules := max((size+MinChunkSize-1)/MinChunkSize, 1)
 	return int(granules * MinChunkSize)
 }
 

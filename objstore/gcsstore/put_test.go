@@ -43,8 +43,9 @@ func TestSmallPutSmallBuffer(t *testing.T) {
 }
 
 // TestChunkFor: a body known to fit in the chunk gets the smallest
-// multiple of MinChunkSize above its size; one of unknown size, or of a
-// chunk or more, the Backend's chunk (a resumable upload).
+// multiple of MinChunkSize that holds it, never 0 (no retries); one of
+// unknown size, or of a chunk or more, the Backend's chunk (a resumable
+// upload).
 func TestChunkFor(t *testing.T) {
 	const chunk = 4 * MinChunkSize
 	for _, c := range []struct {
@@ -52,7 +53,7 @@ func TestChunkFor(t *testing.T) {
 		want int
 	}{
 		{-1, chunk}, {0, MinChunkSize}, {1, MinChunkSize}, {MinChunkSize - 1, MinChunkSize},
-		{MinChunkSize, 2 * MinChunkSize}, {chunk - 1, chunk}, {chunk, chunk}, {10 * chunk, chunk},
+		{MinChunkSize, MinChunkSize}, {MinChunkSize + 1, 2 * MinChunkSize}, {chunk - 1, chunk}, {chunk, chunk}, {10 * chunk, chunk},
 	} {
 		if got := chunkFor(c.size, chunk); got != c.want {
 			t.Errorf("chunkFor(%d, %d) = %d, want %d", c.size, chunk, got, c.want)
