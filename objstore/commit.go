@@ -131,7 +131,7 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 	if err != nil {
 		return CommitResult{}, c.fail(err)
 	}
-	res, err := c.publish(ctx, m, etag)
+	res, err := s.publishGrouped(ctx, c, m, etag)
 	if err == nil {
 		s.claimSettle(domain, c.claim)
 	}

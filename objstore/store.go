@@ -29,6 +29,7 @@ type Store struct {
 	issued   issued
 	claims   claims
 	seen     seenManifests
+	groups   groups
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

@@ -98,6 +98,8 @@ func runStore(t *testing.T, newBackend func(t *testing.T) driver.Backend, inline
 		{"InlineSpilled", testInlineSpilled},
 		{"InlineFold", testInlineFold},
 		{"GCBesideSpill", testGCBesideSpill},
+		{"ManyWriters", testManyWriters},
+		{"ManyWritersLostReplies", testManyWritersLostReplies},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
