@@ -29,6 +29,7 @@ func tiny(b driver.Backend) Config {
 		CommitKeySize:    100,
 		CommitIterations: 2,
 		Domains:          []int{1, 3},
+		Writers:          []int{4},
 		ThroughputTime:   time.Millisecond,
 		ThroughputRounds: 1,
 		LiveKeys:         []int{2, 5},
@@ -43,6 +44,7 @@ var tinyIDs = []string{
 	"get/1KiB", "get/1KiB/cold", "get/2MiB",
 	"lease/acquire", "lease/acquire+release", "lease/takeover",
 	"domains/1", "domains/3",
+	"writers/4",
 	"livekeys/2", "livekeys/5",
 	"job/100B", "job/100B/nofence",
 	"process/put/100B", "process/put/100B/nocache",
@@ -52,7 +54,9 @@ var tinyIDs = []string{
 // Which rows have no floor (throughput and memory rows), and which have
 // the client's allocations measured for each side (in-process latency
 // rows: the process rows have the children's CPU only).
-func wantFloor(row Row) bool { return row.Case != CaseDomains && row.Case != CaseMemory }
+func wantFloor(row Row) bool {
+	return row.Case != CaseDomains && row.Case != CaseWriters && row.Case != CaseMemory
+}
 func wantAllocs(row Row) bool {
 	return row.Metric == metricP50 && row.Case != CaseLease && row.Case != CaseProcess
 }
@@ -237,6 +241,7 @@ func TestRunInvalidConfig(t *testing.T) {
 		"bad prefix":    {Backend: memstore.New(), Prefix: "a/_fence/b"},
 		"zero size":     {Backend: memstore.New(), PutSizes: []int64{0}},
 		"zero domains":  {Backend: memstore.New(), Domains: []int{0}},
+		"zero writers":  {Backend: memstore.New(), Writers: []int{0}},
 		"negative keys": {Backend: memstore.New(), LiveKeys: []int{-1}},
 	} {
 		if _, err := Run(t.Context(), cfg, nil); err == nil {

@@ -34,6 +34,10 @@ const (
 	// Config.Domains concurrent domains against plain PUTs per second
 	// from as many workers.
 	CaseDomains Case = "domains"
+	// CaseWriters: aggregate commits per second from each of
+	// Config.Writers goroutines of one Store into one domain against
+	// plain PUTs per second from as many goroutines.
+	CaseWriters Case = "writers"
 	// CaseLiveKeys: commit latency in domains holding each of
 	// Config.LiveKeys live keys.
 	CaseLiveKeys Case = "livekeys"
@@ -51,7 +55,7 @@ const (
 )
 
 // AllCases lists every case in the order Run measures them.
-var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory}
+var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseWriters, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory}
 
 // ParseCases parses a comma-separated list of case names, as a CLI flag
 // gives it. "" and "all" mean every case.
@@ -146,6 +150,9 @@ type Config struct {
 	// Domains are the numbers of concurrent domains of the throughput
 	// rows. Default 1, 8, 64.
 	Domains []int
+	// Writers are the numbers of goroutines of the one-domain throughput
+	// rows. Default 8, 64.
+	Writers []int
 	// ThroughputTime is how long each throughput phase runs. Default 2s.
 	ThroughputTime time.Duration
 	// ThroughputRounds is the number of fenced and plain phases, taken
@@ -213,6 +220,9 @@ func (c Config) withDefaults() Config {
 	if len(c.Domains) == 0 {
 		c.Domains = []int{1, 8, 64}
 	}
+	if len(c.Writers) == 0 {
+		c.Writers = []int{8, 64}
+	}
 	if c.ThroughputTime <= 0 {
 		c.ThroughputTime = 2 * time.Second
 	}
@@ -260,6 +270,11 @@ func (c Config) validate() error {
 	for _, n := range c.Domains {
 		if n <= 0 {
 			return bad("domain count %d is not positive", n)
+		}
+	}
+	for _, n := range c.Writers {
+		if n <= 0 {
+			return bad("writer count %d is not positive", n)
 		}
 	}
 	for _, n := range c.LiveKeys {

@@ -41,22 +41,7 @@ func (r *runner) domainsCase(ctx context.Context) []Row {
 			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
 			continue
 		}
-		var f, p phaseResult
-		var err error
-		for round := 0; round < r.cfg.ThroughputRounds && err == nil; round++ {
-			sides := []struct {
-				op  func(context.Context, int) error
-				acc *phaseResult
-			}{{fenced, &f}, {plain, &p}}
-			for k := range sides {
-				s := sides[(round+k)%2]
-				var res phaseResult
-				if res, err = r.phase(ctx, n, r.cfg.ThroughputTime, s.op); err != nil {
-					break
-				}
-				s.acc.add(res)
-			}
-		}
+		f, p, err := r.alternate(ctx, n, fenced, plain)
 		if err != nil {
 			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
 			continue
@@ -69,6 +54,26 @@ func (r *runner) domainsCase(ctx context.Context) []Row {
 			summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall)))
 	}
 	return rows
+}
+
+// alternate runs ThroughputRounds phases of fenced and of plain from n
+// workers each, taken alternately, and returns what each side measured.
+func (r *runner) alternate(ctx context.Context, n int, fenced, plain func(context.Context, int) error) (f, p phaseResult, err error) {
+	for round := 0; round < r.cfg.ThroughputRounds; round++ {
+		sides := []struct {
+			op  func(context.Context, int) error
+			acc *phaseResult
+		}{{fenced, &f}, {plain, &p}}
+		for k := range sides {
+			s := sides[(round+k)%2]
+			res, err := r.phase(ctx, n, r.cfg.ThroughputTime, s.op)
+			if err != nil {
+				return f, p, err
+			}
+			s.acc.add(res)
+		}
+	}
+	return f, p, nil
 }
 
 // phaseResult is what one or more throughput phases measured.

@@ -63,6 +63,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		{CaseGet, r.getCase},
 		{CaseLease, r.leaseCase},
 		{CaseDomains, r.domainsCase},
+		{CaseWriters, r.writersCase},
 		{CaseLiveKeys, r.liveKeysCase},
 		{CaseJob, r.jobCase},
 		{CaseProcess, r.processCase},

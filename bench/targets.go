@@ -77,6 +77,8 @@ var targets = map[string]target{
 	"lease/acquire":   maxRatio(1.2),
 	"lease/takeover":  maxRatio(2.5),
 	"domains/64":      minRatio(0.9),
+	"writers/8":       minRatio(0.8),
+	"writers/64":      minRatio(0.9),
 	// Only against the commit with 10 live keys; see liveKeysCase.
 	"livekeys/10000": {"<= 1.2x", func(r Row) (bool, bool) {
 		return r.Ratio <= 1.2, r.Ratio > 0 && r.Baseline == liveKeysBaseline(10)

@@ -366,6 +366,10 @@ func (p *groupPublication) Wrote(ctx context.Context, etag string) {
 	for i, x := range p.batch {
 		p.finish(x, x.c.result(p.next, p.entries[i], false), nil)
 	}
+	if len(p.batch) > 1 || len(p.open) > 0 {
+		// A busy domain: keep the next spill off its commits' path.
+		s.prespill(ctx, p.next)
+	}
 	p.batch = nil
 }
 

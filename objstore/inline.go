@@ -142,7 +142,7 @@ func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 	for _, x := range all {
 		g.Go(func() error {
 			mu.Lock()
-			done := c.spilled[x.e.Version]
+			done := c.spilled[x.e.Version] || c.s.pre.has(x.e.Version)
 			mu.Unlock()
 			// A value this commit already moved out, before a manifest
 			// write that lost (412), is not written again: it stayed

@@ -30,6 +30,7 @@ type Store struct {
 	claims   claims
 	seen     seenManifests
 	groups   groups
+	pre      prespilled
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

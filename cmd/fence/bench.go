@@ -20,6 +20,7 @@ func (a *app) benchCmd() *cobra.Command {
 		iterations, commitKeys int
 		processIterations      int
 		domains, liveKeys      []int
+		writers                []int
 		throughputTime         time.Duration
 		cli                    string
 	)
@@ -29,8 +30,8 @@ func (a *app) benchCmd() *cobra.Command {
 		Short: "Measure fenced operations side by side with the plain ones they wrap",
 		Long: `bench measures, interleaved on the same bucket with the same client, each
 fenced operation against the plain operation it wraps (put, multi-key
-commit, get, lease acquisition, concurrent domains, commits in large
-domains, a batch job's cycle, a whole 'fence put' process, peak memory of
+commit, get, lease acquisition, concurrent domains, concurrent writers in
+one domain, commits in large domains, a batch job's cycle, a whole 'fence put' process, peak memory of
 a large put and get) and against its floor, the bare calls the protocol
 cannot avoid, and prints p50, p90, p99, operations per second, both
 ratios, and the client's CPU and allocations per operation. It writes
@@ -38,7 +39,7 @@ only under a scratch prefix, fence-bench/<random>/, and deletes it at the
 end. See docs/benchmarks.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := bench.Config{Iterations: iterations, CommitKeys: commitKeys, Domains: domains, LiveKeys: liveKeys, ThroughputTime: throughputTime,
+			cfg := bench.Config{Iterations: iterations, CommitKeys: commitKeys, Domains: domains, Writers: writers, LiveKeys: liveKeys, ThroughputTime: throughputTime,
 				ProcessIterations: processIterations, CLI: cli}
 			var err error
 			if cfg.Cases, err = bench.ParseCases(cases); err != nil {
@@ -88,13 +89,14 @@ end. See docs/benchmarks.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, livekeys, job, process, memory")
+	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, writers, livekeys, job, process, memory")
 	f.StringVar(&putSizes, "put-sizes", "", "object sizes of the put rows (default 1KiB,1MiB,64MiB)")
 	f.StringVar(&getSizes, "get-sizes", "", "object sizes of the get rows (default 1KiB,64MiB)")
 	f.StringVar(&memorySize, "memory-size", "", "object size of the peak-memory rows (default 1GiB)")
 	f.IntVar(&iterations, "iterations", 0, fmt.Sprintf("timed iterations of each side of a latency row (default %d)", def.Iterations))
 	f.IntVar(&commitKeys, "commit-keys", 0, fmt.Sprintf("keys in the multi-key commit (default %d)", def.CommitKeys))
 	f.IntSliceVar(&domains, "domains", nil, fmt.Sprintf("concurrent domains of the throughput rows (default %v)", def.Domains))
+	f.IntSliceVar(&writers, "writers", nil, fmt.Sprintf("goroutines of the one-domain throughput rows (default %v)", def.Writers))
 	f.IntSliceVar(&liveKeys, "live-keys", nil, fmt.Sprintf("live keys of the large-domain rows (default %v)", def.LiveKeys))
 	f.DurationVar(&throughputTime, "throughput-time", 0, fmt.Sprintf("length of each throughput phase (default %s)", def.ThroughputTime))
 	f.IntVar(&processIterations, "process-iterations", 0, fmt.Sprintf("timed processes of each side of the process rows (default %d)", def.ProcessIterations))

@@ -100,6 +100,7 @@ func runStore(t *testing.T, newBackend func(t *testing.T) driver.Backend, inline
 		{"GCBesideSpill", testGCBesideSpill},
 		{"ManyWriters", testManyWriters},
 		{"ManyWritersLostReplies", testManyWritersLostReplies},
+		{"ManyWritersBesideGC", testManyWritersBesideGC},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
