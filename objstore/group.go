@@ -336,12 +336,14 @@ func (p *groupPublication) build(ctx context.Context, m *format.Manifest, batch 
 	// The spill and the fold write objects named for the batch's first
 	// commit: a name no other write uses.
 	carrier := batch[0].c
-	if s.spillNeeded(next) {
+	s.takeWritten(next)
+	wait := s.canWait(next)
+	if !wait && s.spillNeeded(next) {
 		if err := carrier.spill(ctx, next); err != nil {
 			return cas.Write{}, err
 		}
 	}
-	if next.NeedsFold() {
+	if !wait && next.NeedsFold() {
 		folded, err := carrier.fold(ctx, next)
 		if err != nil {
 			return cas.Write{}, err

@@ -295,3 +295,51 @@ func TestGroupWaiterCancelled(t *testing.T) {
 		t.Fatalf("read of the cancelled key: %v, want not found", err)
 	}
 }
+
+// After a merged write, the Store writes the inline values' version
+// objects in the background, and the next manifest it builds names them
+// there instead of carrying their bytes: a busy domain's manifest stays
+// small without any commit waiting for a spill.
+func TestGroupMovesValuesOutAhead(t *testing.T) {
+	r := newGroupRig(t, 2)
+	first := r.hold(2, "first")
+	var rest []<-chan error
+	for i := range 8 {
+		rest = append(rest, r.put(2, fmt.Sprintf("k%d", i)))
+		r.waitQueued(i + 1)
+	}
+	close(r.gate)
+	for _, done := range append(rest, first) {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; r.s.pre.busy("g"); i++ {
+		if i > 5000 {
+			t.Fatal("the background writes never ended")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := <-r.put(2, "later"); err != nil {
+		t.Fatal(err)
+	}
+	ws := r.w.writes()
+	last := ws[len(ws)-1]
+	for i := range 8 {
+		key := fmt.Sprintf("k%d", i)
+		e := last.Keys[key]
+		if e.Inline || e.Data != nil || e.CRC32C == "" {
+			t.Fatalf("%s after the background writes: %+v, want its version object named", key, e)
+		}
+		if _, err := r.f.Unwrap().Head(context.Background(), e.Version); err != nil {
+			t.Fatalf("%s's version object: %v", key, err)
+		}
+		got, _, err := New(r.f.Unwrap(), nil).ReadAll(context.Background(), "g", key)
+		if err != nil || string(got) != "v "+key {
+			t.Fatalf("read %s: %q, %v", key, got, err)
+		}
+	}
+	if !last.Keys["later"].Inline {
+		t.Fatal("the newest value is not inline: nothing wrote it yet")
+	}
+}

@@ -69,17 +69,25 @@ func (p *prespilled) start(domain string) bool {
 	return true
 }
 
+// busy reports whether a pre-spill of domain is under way.
+func (p *prespilled) busy(domain string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running[domain]
+}
+
 func (p *prespilled) stop(domain string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, domain)
 }
 
-// prespill starts writing, in the background, the version objects of the
-// inline values of m (a manifest this Store just wrote) that the next
-// spill will move: every one when the overlay is past half its bound (a
-// fold is coming, and a fold moves them all), else the oldest beyond half
-// the budget once three quarters of it are used. It returns at once.
+// prespill starts writing, in the background, the version objects of
+// the inline values of m, a manifest this Store just wrote in a merged
+// write, oldest first; the next manifest built moves every value whose
+// object is written out of the manifest (takeWritten), so that the
+// manifest that every merged write rewrites stays small. It returns at
+// once, and does nothing while the domain's last pre-spill still runs.
 func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 	if !m.HasInline() {
 		return
@@ -100,18 +108,6 @@ func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 		}
 		return all[i].key < all[j].key
 	})
-	switch bytes := m.InlineBytes(); {
-	case len(m.Keys) > format.OverlayLimit/2:
-	case bytes > s.opts.InlineBudget*3/4:
-		n, left := 0, bytes
-		for n < len(all) && left > s.opts.InlineBudget/2 {
-			left -= all[n].e.Size
-			n++
-		}
-		all = all[:n]
-	default:
-		return
-	}
 	todo := all[:0]
 	for _, x := range all {
 		if !s.pre.has(x.e.Version) {
@@ -125,7 +121,7 @@ func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 	go func() {
 		defer s.pre.stop(m.Domain)
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.opts.UploadParallelism)
+		g.SetLimit(2 * s.opts.UploadParallelism)
 		for _, x := range todo {
 			g.Go(func() error {
 				if err := s.writeSpilled(gctx, x.key, x.e); err != nil {
@@ -139,4 +135,36 @@ func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 		}
 		_ = g.Wait()
 	}()
+}
+
+// takeWritten moves out of next, a manifest this Store is building, every
+// inline value whose version object prespill has written: a spill that
+// costs no request.
+func (s *Store) takeWritten(next *format.Manifest) {
+	if !next.HasInline() {
+		return
+	}
+	s.pre.mu.Lock()
+	defer s.pre.mu.Unlock()
+	if len(s.pre.written) == 0 {
+		return
+	}
+	for k, e := range next.Keys {
+		if e.Inline && s.pre.written[e.Version] {
+			e = withCRCs(e)
+			e.Inline, e.Data = false, nil
+			next.Keys[k] = e
+		}
+	}
+}
+
+// canWait reports whether next, a manifest a merged write is about to
+// carry, may go without the spill and the fold it is due for, so that
+// its commits do not wait for them: while a pre-spill of its domain is
+// under way (which will soon have written the values a spill would
+// write), up to twice the overlay's bound and the inline budget. The
+// bounds are what keep a manifest small; they are soft, and no reader
+// depends on them.
+func (s *Store) canWait(next *format.Manifest) bool {
+	return s.pre.busy(next.Domain) && len(next.Keys) <= 2*format.OverlayLimit && next.InlineBytes() <= 2*s.opts.InlineBudget
 }
