@@ -62,25 +62,37 @@ type write struct {
 }
 
 func recordOf(writes ...write) *domainRecord {
-	d := &domainRecord{domain: "d", versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
-	m := &format.Manifest{Format: format.ManifestV1, Domain: "d", Keys: map[string]format.Entry{}}
+	batches := make([][]write, len(writes))
 	for i, w := range writes {
-		n := &format.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]format.Entry{}}
-		for k, e := range m.Keys {
-			n.Keys[k] = e
-		}
-		for _, k := range w.puts {
-			vk := format.VersionKey("d", k, w.token, w.id)
-			n.Keys[k] = format.Entry{Version: vk, Token: w.token}
-			d.versions[vk] = 1
-		}
-		n.Last = format.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
-		n.Log = append(append([]format.LogEntry(nil), m.Log...), n.Last)
-		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), modified: time.Unix(int64(i), 0), m: n})
-		d.byID[w.id] = i
-		d.byAttempt[w.id] = i
-		m = n
+		batches[i] = []write{w}
 	}
+	return recordOfBatches(batches...)
+}
+
+// recordOfBatches is recordOf with several commits in one manifest
+// write, as the store's group commit makes them: each batch is one write
+// that applies its commits in order, each with its own log entry and seq.
+func recordOfBatches(batches ...[]write) *domainRecord {
+	d := newDomainRecord("d")
+	m := &format.Manifest{Format: format.ManifestV1, Domain: "d", Keys: map[string]format.Entry{}}
+	for i, batch := range batches {
+		for _, w := range batch {
+			n := &format.Manifest{Format: m.Format, Domain: "d", Highest: max(m.Highest, w.token), Seq: m.Seq + 1, Keys: map[string]format.Entry{}}
+			for k, e := range m.Keys {
+				n.Keys[k] = e
+			}
+			for _, k := range w.puts {
+				vk := format.VersionKey("d", k, w.token, w.id)
+				n.Keys[k] = format.Entry{Version: vk, Token: w.token}
+				d.versions[vk] = 1
+			}
+			n.Last = format.LogEntry{Seq: n.Seq, ID: w.id, Token: w.token, Holder: w.holder, Time: time.Unix(int64(i), 0), Puts: len(w.puts)}
+			n.Log = append(append([]format.LogEntry(nil), m.Log...), n.Last)
+			m = n
+		}
+		d.writes = append(d.writes, manifestWrite{versionID: fmt.Sprint(i), modified: time.Unix(int64(i), 0), m: m})
+	}
+	d.index()
 	return d
 }
 
@@ -176,8 +188,7 @@ func TestChecksCatchLostWrite(t *testing.T) {
 	stale.Last = format.LogEntry{Seq: 3, ID: "id-a-3", Token: 1, Holder: "a#3", Puts: 1}
 	stale.Keys = map[string]format.Entry{"k0": rec.writes[1].m.Keys["k0"], "k1": {Version: format.VersionKey("d", "k1", 1, "id-a-3"), Token: 1}}
 	rec.writes = append(rec.writes, manifestWrite{versionID: "3", m: &stale})
-	rec.byID["id-a-3"] = 3
-	rec.byAttempt["id-a-3"] = 3
+	rec.index()
 	rec.versions[format.VersionKey("d", "k1", 1, "id-a-3")] = 1
 	recs := map[string]*domainRecord{"d": rec}
 	h := &history{}

@@ -66,9 +66,12 @@ func checkI1(reg []*op, recs map[string]*domainRecord) []violation {
 		}
 	}
 	for d, rec := range recs {
-		for i, w := range rec.writes {
-			if w.m != nil && w.m.Last.Puts+w.m.Last.Deletes > 0 && w.m.Last.Token < rec.prevHighest(i) {
-				vs = append(vs, violation{"I1", fmt.Sprintf("%s: manifest write seq %d by %q committed token %d on top of highest token %d", d, w.m.Last.Seq, w.m.Last.Holder, w.m.Last.Token, rec.prevHighest(i))})
+		// Each commit on its own: a write that merged commits (group
+		// commit) applied them in order, so a commit below a token an
+		// earlier commit of the same write raised to is a violation too.
+		for _, c := range rec.commits {
+			if c.e.Puts+c.e.Deletes > 0 && c.e.Token < c.before {
+				vs = append(vs, violation{"I1", fmt.Sprintf("%s: the commit at seq %d by %q (manifest write seq %d) committed token %d on top of highest token %d", d, c.e.Seq, c.e.Holder, rec.writes[c.write].m.Seq, c.e.Token, c.before)})
 			}
 		}
 	}
@@ -83,6 +86,19 @@ func label(o *op) string {
 		return o.In.Tag
 	}
 	return o.Client + " fence"
+}
+
+// consecutive reports whether seqs are exactly from+1 .. to, in order.
+func consecutive(seqs []uint64, from, to uint64) bool {
+	if to < from || uint64(len(seqs)) != to-from {
+		return false
+	}
+	for i, s := range seqs {
+		if s != from+1+uint64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkI2 looks for a decrease of the highest token between consecutive
@@ -140,14 +156,14 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at a malformed version %q", who, d, key, object)})
 			return
 		}
-		e, i, ok := rec.entry(id)
+		c, ok := rec.entry(id)
 		switch {
 		case !ok:
 			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q, which no manifest write in the store's record published", who, d, key, object)})
-		case e.Token != tok:
-			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q (token %d) published by a commit with token %d", who, d, key, object, tok, e.Token)})
-		case tok < rec.prevHighest(i):
-			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q: token %d, committed when the domain's highest was %d", who, d, key, object, tok, rec.prevHighest(i))})
+		case c.e.Token != tok:
+			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q (token %d) published by a commit with token %d", who, d, key, object, tok, c.e.Token)})
+		case tok < c.before:
+			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q: token %d, committed when the domain's highest was %d", who, d, key, object, tok, c.before)})
 		}
 	}
 	for _, o := range h.ops {
@@ -158,13 +174,14 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 		}
 	}
 	for d, rec := range recs {
-		for _, w := range rec.writes {
+		for i, w := range rec.writes {
 			if w.m == nil {
 				continue
 			}
+			mine := rec.attempts(i)
 			for k, e := range w.m.Keys {
 				if !e.Deleted && e.Version != "" {
-					if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && id == attemptOf(w.m.Last) {
+					if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && mine[id] {
 						visible(d, k, e.Version, fmt.Sprintf("manifest seq %d", w.m.Seq))
 					}
 				}
@@ -220,17 +237,25 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 	for d, rec := range recs {
 		lastPut := map[string]string{} // key -> version object of the last commit that wrote it
 		var prev *format.Manifest
-		for _, w := range rec.writes {
+		for i, w := range rec.writes {
 			m := w.m
 			if m == nil {
 				continue
 			}
-			if prev != nil && m.Seq != prev.Seq+1 {
-				vs = append(vs, violation{"I4", fmt.Sprintf("%s: manifest write seq %d (commit %s by %q, token %d) came after seq %d (commit %s by %q): the write at seq %d was overwritten and its commit lost", d, m.Seq, m.Last.ID, m.Last.Holder, m.Last.Token, prev.Seq, prev.Last.ID, prev.Last.Holder, prev.Seq)})
+			// A write applies the commits at the seqs after the one
+			// before it, every one of them: one commit, or several that
+			// the store merged (group commit), each with its own entry.
+			seqs := make([]uint64, len(w.commits))
+			for j, c := range w.commits {
+				seqs[j] = rec.commits[c].e.Seq
+			}
+			if prev != nil && !consecutive(seqs, prev.Seq, m.Seq) {
+				vs = append(vs, violation{"I4", fmt.Sprintf("%s: manifest write seq %d (commit %s by %q, token %d) came after seq %d (commit %s by %q) and applied the commits at seqs %v, not one at every seq from %d to %d: a write was overwritten and its commits lost, or a commit's log entry is missing", d, m.Seq, m.Last.ID, m.Last.Holder, m.Last.Token, prev.Seq, prev.Last.ID, prev.Last.Holder, seqs, prev.Seq+1, m.Seq)})
 			}
 			prev = m
+			mine := rec.attempts(i)
 			for k, e := range m.Keys {
-				if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && id == attemptOf(m.Last) {
+				if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && mine[id] {
 					lastPut[k] = e.Version
 				}
 			}
@@ -246,12 +271,12 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 			if err != nil {
 				continue
 			}
-			e, _, ok := rec.entry(id)
+			c, ok := rec.entry(id)
 			if !ok {
 				continue // reported by I3
 			}
-			if o := tags[e.Holder]; o != nil && o.In.Puts[k] != finalValues[d][k] {
-				vs = append(vs, violation{"I4", fmt.Sprintf("%s/%s: the final read gave %q, but commit %s wrote %q", d, k, finalValues[d][k], e.Holder, o.In.Puts[k])})
+			if o := tags[c.e.Holder]; o != nil && o.In.Puts[k] != finalValues[d][k] {
+				vs = append(vs, violation{"I4", fmt.Sprintf("%s/%s: the final read gave %q, but commit %s wrote %q", d, k, finalValues[d][k], c.e.Holder, o.In.Puts[k])})
 			}
 		}
 	}
@@ -445,8 +470,8 @@ func judgeDeletions(rec *domainRecord) map[string]deletion {
 			m := rec.writes[cur].m
 			d.seq = m.Seq
 			landed := false
-			for _, w := range rec.writes[:cur+1] {
-				if w.m != nil && attemptOf(w.m.Last) == attempt {
+			for _, c := range rec.commits {
+				if c.write <= cur && attemptOf(c.e) == attempt {
 					landed = true
 				}
 			}
@@ -530,37 +555,32 @@ func checkI10(h *history, recs map[string]*domainRecord) []violation {
 			seq    uint64
 		}
 		byToken := map[uint64]first{}
-		for _, w := range recs[d].writes {
-			if w.m == nil {
-				continue
-			}
-			t, who := w.m.Last.Token, holderOf(w.m.Last.Holder)
+		for _, c := range recs[d].commits {
+			t, who := c.e.Token, holderOf(c.e.Holder)
 			prev, ok := byToken[t]
 			switch {
 			case !ok:
-				byToken[t] = first{who, w.m.Last.Seq}
+				byToken[t] = first{who, c.e.Seq}
 			case prev.holder != who:
-				vs = append(vs, violation{"I10", fmt.Sprintf("%s: token %d used by %s (seq %d) and by %s (seq %d, commit %s)", d, t, prev.holder, prev.seq, who, w.m.Last.Seq, w.m.Last.ID)})
+				vs = append(vs, violation{"I10", fmt.Sprintf("%s: token %d used by %s (seq %d) and by %s (seq %d, commit %s)", d, t, prev.holder, prev.seq, who, c.e.Seq, c.e.ID)})
 			}
 		}
 	}
 	return vs
 }
 
-// checkI11 looks for a commit applied twice: its commit id in the Last
-// entry of two manifest writes, or its tag (the holder name of one
-// commit of the history, retries included) on two manifest writes that
+// checkI11 looks for a commit applied twice: its commit id on two
+// commits of the store's record (two log entries that manifest writes
+// added, see domainRecord.index), or its tag (the holder name of one
+// commit of the history, retries included) on two such commits that
 // carry data. (A commit that creates a domain first writes a fence of its
 // own, without data, under its tag: that is not a second application.)
 func checkI11(recs map[string]*domainRecord) []violation {
 	var vs []violation
 	for _, d := range slices.Sorted(maps.Keys(recs)) {
 		ids, tags := map[string][]uint64{}, map[string][]uint64{}
-		for _, w := range recs[d].writes {
-			if w.m == nil {
-				continue
-			}
-			l := w.m.Last
+		for _, c := range recs[d].commits {
+			l := c.e
 			ids[l.ID] = append(ids[l.ID], l.Seq)
 			if l.Puts+l.Deletes > 0 && strings.Contains(l.Holder, "#") {
 				tags[l.Holder] = append(tags[l.Holder], l.Seq)
@@ -597,7 +617,7 @@ func checkX3(h *history, recs map[string]*domainRecord) []violation {
 			landed = i
 		}
 		for _, i := range rec.findHolder(r.In.Tag, 0) {
-			if m := rec.writes[i].m; m.Last.Puts+m.Last.Deletes > 0 && landed < 0 {
+			if e := rec.commits[i].e; e.Puts+e.Deletes > 0 && landed < 0 {
 				landed = i
 			}
 		}
@@ -607,12 +627,12 @@ func checkX3(h *history, recs map[string]*domainRecord) []violation {
 			switch {
 			case !ok:
 				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) reported success (recovered %v, seq %d), but the commit is not in the store's record", r.In.Tag, r.Out.CommitID, r.Out.Recovered, r.Out.Seq)})
-			case rec.writes[i].m.Last.Seq != r.Out.Seq:
-				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) reported seq %d, but the store's record has the commit at seq %d", r.In.Tag, r.Out.CommitID, r.Out.Seq, rec.writes[i].m.Last.Seq)})
+			case rec.commits[i].e.Seq != r.Out.Seq:
+				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) reported seq %d, but the store's record has the commit at seq %d", r.In.Tag, r.Out.CommitID, r.Out.Seq, rec.commits[i].e.Seq)})
 			}
 		case hist.Fenced, hist.Fail:
 			if landed >= 0 {
-				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) was reported %s, but the commit landed at seq %d: %s", r.In.Tag, r.In.CommitID, r.Outcome, rec.writes[landed].m.Last.Seq, r.Err)})
+				vs = append(vs, violation{"X3", fmt.Sprintf("retry of %s (id %s) was reported %s, but the commit landed at seq %d: %s", r.In.Tag, r.In.CommitID, r.Outcome, rec.commits[landed].e.Seq, r.Err)})
 			}
 		}
 	}

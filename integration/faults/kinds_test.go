@@ -306,9 +306,35 @@ var kinds = []*kind{
 			r.stopPastTakeover(c, l)
 			return nil
 		},
+		// The holders' committers contended for the manifest: writes
+		// answered 412, or (since group commit, which queues one Store's
+		// concurrent commits of a domain instead of letting them race
+		// for the write) commits merged into one write.
 		bit: func(rep *report) (bool, string) {
 			n412, n409 := rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"]
-			return n412 > 0, fmt.Sprintf("%d manifest writes answered 412, %d answered 409", n412, n409)
+			return n412 > 0 || rep.Merged.Writes > 0, fmt.Sprintf("%d manifest writes answered 412, %d answered 409; %d merged writes in the store's record (%d commits)", n412, n409, rep.Merged.Writes, rep.Merged.Commits)
+		},
+	},
+	{
+		name: "group-commit",
+		// Every writer commits from 8 goroutines at once through its one
+		// Store, so that the store merges the commits queued on its
+		// domain into one manifest write (group commit,
+		// objstore/group.go), and merged writes meet trouble: for the
+		// fault phase the HTTP layer lets 15% of the writers' PUTs apply
+		// and answers them 503 (the SDK sends the write again, which the
+		// moved ETag refuses with 412, and the store reads back to settle
+		// each commit of the write), writers 2 and 3 lose the reply of
+		// every eighth data write as always (each commit of a merged one
+		// then ends unknown and is retried), and a stubborn holder is
+		// stopped past its TTL with its goroutines mid-commit.
+		faultTTLs: 3,
+		writers:   groupWriters,
+		inject:    groupCommitFault,
+		bit: func(rep *report) (bool, string) {
+			mg, failed := rep.Merged, rep.ManifestPuts["merged_writes_failed"]
+			return mg.Writes > 0 && failed > 0, fmt.Sprintf("%d merged writes in the store's record (%d commits, at most %d in one), %d merged writes ended with an error; %d applied then 503, %d commits recovered by read-back, %d stale-holder windows",
+				mg.Writes, mg.Commits, mg.Max, failed, rep.HTTPFaults.Applied503, rep.Recovered, rep.Staleness.Windows)
 		},
 	},
 
@@ -509,6 +535,26 @@ var kinds = []*kind{
 		bit:       plainBlindBit,
 	},
 	{
+		name: "control-merge-drop-entry", control: spec.BreakMergeDropEntry,
+		// The group-commit workload, with a merge that loses a commit:
+		// every manifest write that carries more than one new commit
+		// goes out without the first one's log entry (the writer's
+		// backend wrapper re-encodes it), though the store acknowledges
+		// that commit. No unknown outcomes are injected, so that every
+		// dropped commit is acknowledged.
+		mustCatch: []string{"I4"},
+		faultTTLs: 2.5,
+		writers: func(r *run, i int, w *spec.Writer) {
+			groupWriters(r, i, w)
+			w.UnknownEvery = 0
+		},
+		inject: func(*run) error { return nil },
+		bit: func(rep *report) (bool, string) {
+			n := rep.ManifestPuts["merge_entries_dropped"]
+			return n > 0, fmt.Sprintf("%d merged writes applied without a commit's log entry, of %d merged writes sent", n, rep.ManifestPuts["merged_writes"])
+		},
+	},
+	{
 		name: "control-retry-fresh-id", control: spec.BreakRetryFreshID,
 		// Writers "retry" a commit whose outcome was unknown by
 		// committing it again under a fresh commit id; every writer
@@ -523,6 +569,41 @@ var kinds = []*kind{
 			return rep.ManifestPuts["unknown_injected"] > 0, fmt.Sprintf("%d unknown outcomes injected, retries %s", rep.ManifestPuts["unknown_injected"], outcomesText(rep.Retries))
 		},
 	},
+}
+
+// groupWriters makes every writer commit from 8 goroutines under each
+// lease, 3 to 10 commits each.
+func groupWriters(_ *run, _ int, w *spec.Writer) {
+	w.Committers, w.CommitsMin, w.CommitsMax = 8, 3, 10
+}
+
+// groupCommitFault lets 15% of the writers' PUTs apply and answers them
+// 503 while it stops a stubborn lease holder past its TTL (with its
+// goroutines mid-commit) and resumes it once its domain was taken over.
+func groupCommitFault(r *run) error {
+	start := hist.Now()
+	cfg := &spec.HTTPFaults{Applied503: 0.15}
+	var routes []string
+	for i := range r.p.writers {
+		routes = append(routes, fmt.Sprintf("s3-%d", i))
+	}
+	for _, name := range routes {
+		if _, err := r.proxy.setHTTP(name, cfg); err != nil {
+			return err
+		}
+	}
+	r.logf("HTTP faults on the writers' S3 routes: %+v", *cfg)
+	err := stopStubbornHolder(r)
+	if rest := 5*r.p.ttl/2 - time.Duration(hist.Now()-start); rest > 0 {
+		sleep(rest)
+	}
+	for _, name := range routes {
+		if _, herr := r.proxy.setHTTP(name, &spec.HTTPFaults{}); herr != nil && err == nil {
+			err = herr
+		}
+	}
+	r.fault("http-applied-503", "the writers' S3 routes", start)
+	return err
 }
 
 // httpErrors answers 503 and 500 on every S3 route for 2.5 TTLs, and

@@ -27,11 +27,29 @@ type manifestWrite struct {
 	modified  time.Time        // the server's time of the write (ms)
 	m         *format.Manifest // nil when it does not decode
 	err       error
+	// commits are the commits the write applied (indexes into
+	// domainRecord.commits), oldest first: one, or with group commit
+	// (objstore/group.go) several, each with its own log entry and seq.
+	commits []int
+}
+
+// appliedCommit is one commit in the store's record: the log entry a
+// manifest write added for it.
+type appliedCommit struct {
+	e     format.LogEntry
+	write int // the index in writes of the manifest write that applied it
+	// before is the domain's highest token just before the commit: that
+	// of the manifest before its write, raised by the commits its write
+	// applied before it.
+	before uint64
 }
 
 type domainRecord struct {
 	domain string
 	writes []manifestWrite // in write order, oldest first
+	// commits are the commits the writes applied, in write order and, in
+	// a write, in log order (see index).
+	commits []appliedCommit
 	// versions counts the object versions of each version object key;
 	// write-once means exactly one each.
 	versions map[string]int
@@ -42,9 +60,9 @@ type domainRecord struct {
 	// delete marker: the bucket keeps versions) to the server's time of
 	// its first delete marker.
 	deleted map[string]time.Time
-	// byID maps a commit id to the index in writes of the manifest write
-	// it made; byAttempt maps the attempt id that landed (the suffix of
-	// the version objects that write published) the same way. They differ
+	// byID maps a commit id to the index in commits of the commit it
+	// names; byAttempt maps the attempt id that landed (the suffix of the
+	// version objects that commit published) the same way. They differ
 	// for a commit that landed on a retry.
 	byID      map[string]int
 	byAttempt map[string]int
@@ -80,22 +98,31 @@ func (d *domainRecord) last() *format.Manifest {
 	return nil
 }
 
-// entry returns the log entry of the manifest write made by the commit
-// attempt whose objects have suffix attempt.
-func (d *domainRecord) entry(attempt string) (format.LogEntry, int, bool) {
+// entry returns the commit whose landed attempt wrote the objects with
+// suffix attempt.
+func (d *domainRecord) entry(attempt string) (appliedCommit, bool) {
 	i, ok := d.byAttempt[attempt]
 	if !ok {
-		return format.LogEntry{}, 0, false
+		return appliedCommit{}, false
 	}
-	return d.writes[i].m.Last, i, true
+	return d.commits[i], true
 }
 
-// findHolder returns the manifest writes whose commit recorded holder
-// (and token, when token is not 0).
+// attempts returns the attempt ids of the commits writes[i] applied.
+func (d *domainRecord) attempts(i int) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range d.writes[i].commits {
+		out[attemptOf(d.commits[c].e)] = true
+	}
+	return out
+}
+
+// findHolder returns the commits (indexes into commits) that recorded
+// holder (and token, when token is not 0).
 func (d *domainRecord) findHolder(holder string, token uint64) []int {
 	var out []int
-	for i, w := range d.writes {
-		if w.m != nil && w.m.Last.Holder == holder && (token == 0 || w.m.Last.Token == token) {
+	for i, c := range d.commits {
+		if c.e.Holder == holder && (token == 0 || c.e.Token == token) {
 			out = append(out, i)
 		}
 	}
@@ -106,12 +133,53 @@ func newDomainRecord(domain string) *domainRecord {
 	return &domainRecord{domain: domain, versions: map[string]int{}, deleted: map[string]time.Time{}, versionTimes: map[string][]time.Time{}, byID: map[string]int{}, byAttempt: map[string]int{}}
 }
 
-// index fills byID and byAttempt from writes.
+// index finds the commits each write applied, and fills commits, byID
+// and byAttempt. A write applied the entries at the end of its log that
+// come after the last entry (by commit id and seq) that an earlier write
+// in the record already had: the manifest it was written on top of is in
+// the record, and its log holds that manifest's entries. For a write on
+// top of the one before it those are the entries above that one's seq:
+// one, or several when the store merged concurrent commits into one
+// write (group commit). A write on top of an older manifest (an
+// overwrite, which I4 reports) applied only its own; a commit applied
+// again by another write, at another seq, counts again (I11).
 func (d *domainRecord) index() {
-	for i, w := range d.writes {
-		if w.m != nil {
-			d.byID[w.m.Last.ID] = i
-			d.byAttempt[attemptOf(w.m.Last)] = i
+	type idSeq struct {
+		id  string
+		seq uint64
+	}
+	seen := map[idSeq]bool{}
+	d.commits = nil
+	for i := range d.writes {
+		w := &d.writes[i]
+		w.commits = nil
+		if w.m == nil {
+			continue
+		}
+		log := w.m.Log
+		if n := len(log); n == 0 || log[n-1].ID != w.m.Last.ID || log[n-1].Seq != w.m.Last.Seq {
+			// A log that does not end with the write's own last commit:
+			// count that one as the write's.
+			log = append(slices.Clip(log), w.m.Last)
+		}
+		start := 0
+		for j := len(log) - 1; j >= 0; j-- {
+			if seen[idSeq{log[j].ID, log[j].Seq}] {
+				start = j + 1
+				break
+			}
+		}
+		before := d.prevHighest(i)
+		for _, e := range log[start:] {
+			c := len(d.commits)
+			d.commits = append(d.commits, appliedCommit{e: e, write: i, before: before})
+			w.commits = append(w.commits, c)
+			d.byID[e.ID] = c
+			d.byAttempt[attemptOf(e)] = c
+			before = max(before, e.Token)
+		}
+		for _, e := range log {
+			seen[idSeq{e.ID, e.Seq}] = true
 		}
 	}
 }

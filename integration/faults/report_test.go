@@ -64,6 +64,7 @@ type report struct {
 	FencesRefused int               `json:"fences_refused_token"`
 	NotChecked    []string          `json:"not_checked,omitempty"`
 	ManifestPuts  map[string]int64  `json:"manifest_writes"` // writers' counters: puts, 412, 409, errors
+	Merged        mergeStats        `json:"merged_writes"`   // group commit, by the store's record
 	Plain         plainStats        `json:"plain_copies"`
 	HTTPFaults    spec.HTTPStats    `json:"http_faults"`         // every route
 	HTTPReaders   spec.HTTPStats    `json:"http_faults_readers"` // the readers' route alone
@@ -79,6 +80,30 @@ type report struct {
 	Artifacts     string            `json:"artifacts,omitempty"`
 	Replay        string            `json:"replay"`
 	Notes         []string          `json:"notes,omitempty"`
+}
+
+// mergeStats counts, in the store's record, the manifest writes that
+// applied more than one commit (group commit, objstore/group.go) and the
+// commits they applied.
+type mergeStats struct {
+	Writes  int `json:"writes"`
+	Commits int `json:"commits"`
+	Max     int `json:"most_commits_in_one_write"`
+}
+
+// mergedIn counts the merged writes of recs.
+func mergedIn(recs map[string]*domainRecord) mergeStats {
+	var m mergeStats
+	for _, rec := range recs {
+		for _, w := range rec.writes {
+			if n := len(w.commits); n > 1 {
+				m.Writes++
+				m.Commits += n
+				m.Max = max(m.Max, n)
+			}
+		}
+	}
+	return m
 }
 
 // gcStats sums the collector's passes.
@@ -216,6 +241,7 @@ func (r *run) finish(ctx context.Context) *report {
 	i7n, v7 := r.checkI7(ctx, r.p.domains[0])
 	rep.I7Checked = i7n
 
+	rep.Merged = mergedIn(recs)
 	reg, vres := resolve(h, recs)
 	dels := map[string]map[string]deletion{}
 	for d, rec := range recs {
@@ -662,6 +688,10 @@ func (rep *report) summary() string {
 		s.Windows, s.WindowSeconds, s.LongestSeconds, s.CommitsAttempt, s.CommitsAccepted, s.FencedByStore)
 	fmt.Fprintf(&b, "  manifest writes: %d, 412 %d, 409 %d, other errors %d; unknown outcomes injected %d\n",
 		rep.ManifestPuts["manifest_puts"], rep.ManifestPuts["manifest_412"], rep.ManifestPuts["manifest_409"], rep.ManifestPuts["manifest_err"], rep.ManifestPuts["unknown_injected"])
+	if mg := rep.Merged; mg.Writes > 0 || rep.ManifestPuts["merged_writes"] > 0 {
+		fmt.Fprintf(&b, "  merged writes (group commit): %d in the store's record, applying %d commits (at most %d in one); writers sent %d (%d commits), %d ended with an error, %d log entries dropped (the control)\n",
+			mg.Writes, mg.Commits, mg.Max, rep.ManifestPuts["merged_writes"], rep.ManifestPuts["merged_commits"], rep.ManifestPuts["merged_writes_failed"], rep.ManifestPuts["merge_entries_dropped"])
+	}
 	fmt.Fprintf(&b, "  retries of unknown commits: %s; operations failed closed (corrupt or lost manifest): %d; fences refused for their token (not issued, older than issued, claimed): %d\n", outcomesText(rep.Retries), rep.FailedClosed, rep.FencesRefused)
 	g := rep.GC
 	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect and %d at the end; %d deletions judged (I9); %d reads met a superseded version it had deleted\n",

@@ -23,7 +23,7 @@ type violation struct {
 // partitions, including a fence for every manifest a commit created first.
 func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 	var vs []violation
-	claimed := map[string]map[int]bool{} // domain -> manifest writes accounted for
+	claimed := map[string]map[int]bool{} // domain -> commits (rec.commits) accounted for
 	claim := func(domain string, i int) {
 		if claimed[domain] == nil {
 			claimed[domain] = map[int]bool{}
@@ -47,11 +47,11 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 				}
 			}
 			for _, i := range rec.findHolder(o.In.Tag, 0) {
-				m := rec.writes[i].m
-				if m.Last.Puts+m.Last.Deletes == 0 {
+				e := rec.commits[i].e
+				if e.Puts+e.Deletes == 0 {
 					// The commit created the domain's manifest first.
 					claim(o.In.Domain, i)
-					reg = append(reg, &op{Record: hist.Record{Client: o.Client, Op: hist.OpAcquire, Call: o.Call, Return: o.Return, In: hist.Input{Domain: o.In.Domain, Token: m.Last.Token}, Outcome: hist.Unknown, Out: hist.Output{Fence: hist.Unknown}}, applied: true, seq: m.Last.Seq, pending: true})
+					reg = append(reg, &op{Record: hist.Record{Client: o.Client, Op: hist.OpAcquire, Call: o.Call, Return: o.Return, In: hist.Input{Domain: o.In.Domain, Token: e.Token}, Outcome: hist.Unknown, Out: hist.Output{Fence: hist.Unknown}}, applied: true, seq: e.Seq, pending: true})
 				} else if idx < 0 {
 					idx = i
 				}
@@ -64,16 +64,16 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 				vs = append(vs, violation{"I4", fmt.Sprintf("commit %s (id %s, token %d) was acknowledged but is not in the store's record", o.In.Tag, o.Out.CommitID, o.In.Token)})
 				o.applied, o.seq = true, o.Out.Seq
 			case o.Outcome == hist.OK:
-				o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
+				o.applied, o.seq = true, rec.commits[idx].e.Seq
 				if o.seq != o.Out.Seq {
 					vs = append(vs, violation{"I4", fmt.Sprintf("commit %s was acknowledged at seq %d but the store's record has it at seq %d", o.In.Tag, o.Out.Seq, o.seq)})
 				}
 			case (o.Outcome == hist.Fenced || o.Outcome == hist.Fail) && idx >= 0:
-				vs = append(vs, violation{"X1", fmt.Sprintf("commit %s was reported %s but applied (seq %d): %s", o.In.Tag, o.Outcome, rec.writes[idx].m.Last.Seq, o.Err)})
-				o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
+				vs = append(vs, violation{"X1", fmt.Sprintf("commit %s was reported %s but applied (seq %d): %s", o.In.Tag, o.Outcome, rec.commits[idx].e.Seq, o.Err)})
+				o.applied, o.seq = true, rec.commits[idx].e.Seq
 			case o.Outcome == hist.Unknown || o.pending:
 				if idx >= 0 {
-					o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
+					o.applied, o.seq = true, rec.commits[idx].e.Seq
 				}
 			}
 			// A commit refused because the coordinator had issued a newer
@@ -103,14 +103,14 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 			case fence == hist.OK:
 				o.applied = true
 				if idx >= 0 {
-					o.seq = rec.writes[idx].m.Last.Seq
+					o.seq = rec.commits[idx].e.Seq
 				}
 			case (fence == hist.Fenced || fence == hist.Fail) && idx >= 0:
-				vs = append(vs, violation{"X1", fmt.Sprintf("%s's fence with token %d was reported %s but applied (seq %d): %s", o.Client, token, fence, rec.writes[idx].m.Last.Seq, o.Err)})
-				o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
+				vs = append(vs, violation{"X1", fmt.Sprintf("%s's fence with token %d was reported %s but applied (seq %d): %s", o.Client, token, fence, rec.commits[idx].e.Seq, o.Err)})
+				o.applied, o.seq = true, rec.commits[idx].e.Seq
 			case fence == hist.Unknown || o.pending:
 				if idx >= 0 {
-					o.applied, o.seq = true, rec.writes[idx].m.Last.Seq
+					o.applied, o.seq = true, rec.commits[idx].e.Seq
 				}
 			}
 			if o.applied || (fence == hist.Fenced && o.Out.Issued == 0) {
@@ -123,12 +123,17 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 		}
 	}
 	for domain, rec := range recs {
-		for i, w := range rec.writes {
+		for _, w := range rec.writes {
 			switch {
 			case w.m == nil:
 				vs = append(vs, violation{"X2", fmt.Sprintf("manifest version %s of %s does not decode: %v", w.versionID, domain, w.err)})
-			case !claimed[domain][i]:
-				vs = append(vs, violation{"X2", fmt.Sprintf("manifest write seq %d of %s (commit %s, holder %q, token %d) is not accounted for by any operation", w.m.Last.Seq, domain, w.m.Last.ID, w.m.Last.Holder, w.m.Last.Token)})
+			case len(w.commits) == 0:
+				vs = append(vs, violation{"X2", fmt.Sprintf("manifest write seq %d of %s (last commit %s, holder %q) applied no commit: every entry of its log was already in the record", w.m.Seq, domain, w.m.Last.ID, w.m.Last.Holder)})
+			}
+		}
+		for i, c := range rec.commits {
+			if !claimed[domain][i] {
+				vs = append(vs, violation{"X2", fmt.Sprintf("the commit at seq %d of %s (commit %s, holder %q, token %d; manifest write seq %d) is not accounted for by any operation", c.e.Seq, domain, c.e.ID, c.e.Holder, c.e.Token, rec.writes[c.write].m.Seq)})
 			}
 		}
 	}
@@ -137,7 +142,7 @@ func resolve(h *history, recs map[string]*domainRecord) ([]*op, []violation) {
 }
 
 // fenceOwners assigns every fence in the store's record to one
-// acquisition: the manifest write without data that the acquisition's
+// acquisition: the commit without data (in rec.commits) that the acquisition's
 // client wrote at its token. A client can be given one token twice (a
 // coordinator wiped after its first acquisition, whose fence was then
 // refused, issues it again from the floor), and only one of its
@@ -182,7 +187,7 @@ func fenceOwners(h *history, recs map[string]*domainRecord, issued issues) map[*
 		rec := recs[k.domain]
 		var writes []int
 		for _, i := range rec.findHolder(k.client, k.token) {
-			if m := rec.writes[i].m; m.Last.Puts+m.Last.Deletes == 0 {
+			if e := rec.commits[i].e; e.Puts+e.Deletes == 0 {
 				writes = append(writes, i)
 			}
 		}

@@ -48,6 +48,7 @@ type totals struct {
 	Retries       map[string]int            `json:"retries"`
 	FailedClosed  int                       `json:"failed_closed"`
 	Wiped         wipeStats                 `json:"coordinator_wipes"`
+	Merged        mergeStats                `json:"merged_writes"`
 
 	reports []*report
 }
@@ -129,6 +130,9 @@ func sumUp(reports []*report, seed uint64, took time.Duration) *totals {
 		t.Wiped.NoFence += r.Wiped.NoFence
 		t.Wiped.CommitsClaimed += r.Wiped.CommitsClaimed
 		t.Wiped.SharedTokens += r.Wiped.SharedTokens
+		t.Merged.Writes += r.Merged.Writes
+		t.Merged.Commits += r.Merged.Commits
+		t.Merged.Max = max(t.Merged.Max, r.Merged.Max)
 		for _, v := range r.Porcupine {
 			t.Partitions++
 			t.Results[v.Result]++
@@ -178,6 +182,7 @@ func (t *totals) text() string {
 	fmt.Fprintf(&b, "  forgetful store: %d reads and %d If-Match writes answered 404, %d If-None-Match writes let through over the object; %d operations failed closed\n", t.HTTPFaults["forgot_reads"], t.HTTPFaults["forgot_if_match"], t.HTTPFaults["overwrote"], t.FailedClosed)
 	fmt.Fprintf(&b, "  coordinator wipes: %d; tokens issued again %d; fences refused as claimed %d; acquisitions after a wipe %d; without a fence %d, whose commits refused as claimed %d; tokens a second holder committed at %d\n", t.Wiped.Wipes, t.Wiped.Reissued, t.Wiped.Claimed, t.Wiped.AcquiredAfter, t.Wiped.NoFence, t.Wiped.CommitsClaimed, t.Wiped.SharedTokens)
 	fmt.Fprintf(&b, "  unknown outcomes injected: %d; retries: %s\n", t.ManifestPuts["unknown_injected"], outcomesText(t.Retries))
+	fmt.Fprintf(&b, "  merged writes (group commit): %d in the store's record, applying %d commits (at most %d in one); %d sent by writers, %d of them ended with an error\n", t.Merged.Writes, t.Merged.Commits, t.Merged.Max, t.ManifestPuts["merged_writes"], t.ManifestPuts["merged_writes_failed"])
 	fmt.Fprintf(&b, "  gc (grace 0): %d collects (%d failed), %d objects deleted, pending at most %d in one collect; %d deletions judged (I9); %d reads met a superseded version it had deleted\n", t.GC.Runs, t.GC.Failed, t.GC.Deleted, t.GC.PendingMax, t.GC.Judged, t.GC.ReadsExcused)
 	var res []string
 	for _, k := range slices.Sorted(maps.Keys(t.Results)) {

@@ -53,6 +53,19 @@ type faultBackend struct {
 	// plainPuts counts plain-copy writes that applied; plainFailed,
 	// commits that landed with a *objstore.PlainCopyError.
 	plainPuts, plainFailed atomic.Int64
+
+	// seqs maps each manifest this writer read or wrote (its key and
+	// ETag, see seqKey) to its seq, so that a manifest write's If-Match
+	// names the manifest it replaces, and the new log entries it carries
+	// are known: more than one when the store merged concurrent commits
+	// (group commit). Guarded by mu.
+	seqs map[string]uint64
+	// merged counts manifest writes that carried more than one new
+	// commit, mergedFailed those of them that ended with an error (a 412,
+	// a lost reply, an injected unknown outcome), mergedCommits the
+	// commits they carried, and mergeDropped the log entries that
+	// BreakMergeDropEntry dropped from writes that then applied.
+	merged, mergedFailed, mergedCommits, mergeDropped atomic.Int64
 }
 
 func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
@@ -151,10 +164,95 @@ func (b *faultBackend) injectUnknown(key string, body []byte) bool {
 	return true
 }
 
+// Get reads through the wrapper's rules; a whole manifest it reads is
+// noted (noteSeq), so that a later write's If-Match names a known seq.
+func (b *faultBackend) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
+	rc, info, err := b.Backend.Get(ctx, key, opts)
+	if err != nil || !isManifest(key) || opts.Offset != 0 || opts.Length != 0 {
+		return rc, info, err
+	}
+	data, rerr := io.ReadAll(rc)
+	rc.Close()
+	if rerr != nil {
+		// Hand the store what came, then the error, as the body would.
+		return io.NopCloser(io.MultiReader(bytes.NewReader(data), errReader{rerr})), info, nil
+	}
+	b.noteSeq(key, info.ETag, data)
+	return io.NopCloser(bytes.NewReader(data)), info, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// seqKey is the key of seqs for the manifest at key with ETag etag
+// (quoted or not).
+func seqKey(key, etag string) string { return key + "\x00" + strings.Trim(etag, `"`) }
+
+// noteSeq notes the seq of the manifest body data stored at key with
+// ETag etag.
+func (b *faultBackend) noteSeq(key, etag string, data []byte) {
+	m, err := format.Decode(manifestDomain(key), key, data)
+	if err != nil || etag == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seqs == nil {
+		b.seqs = map[string]uint64{}
+	}
+	b.seqs[seqKey(key, etag)] = m.Seq
+}
+
+// baseSeq returns the seq of the manifest a write with mode replaces, if
+// known: 0 for a create, the noted seq of the ETag an update names.
+func (b *faultBackend) baseSeq(key string, mode driver.PutMode) (uint64, bool) {
+	switch md := mode.(type) {
+	case driver.Create:
+		return 0, true
+	case driver.Update:
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		seq, ok := b.seqs[seqKey(key, md.ETag)]
+		return seq, ok
+	}
+	return 0, false
+}
+
+func manifestDomain(key string) string { return strings.TrimSuffix(key, "/_fence/manifest.json") }
+
+// newEntries returns how many of m's log entries are above seq base: the
+// commits a write of m on top of the manifest at seq base applies.
+func newEntries(m *format.Manifest, base uint64) int {
+	n := 0
+	for _, e := range m.Log {
+		if e.Seq > base {
+			n++
+		}
+	}
+	return n
+}
+
+// dropFirstNew is BreakMergeDropEntry: it removes from m's log the entry
+// of the first commit above seq base, leaving the rest as it is (the
+// other entries and their seqs, the keys, m.Last), and returns m's new
+// encoding.
+func dropFirstNew(m *format.Manifest, base uint64) ([]byte, error) {
+	for i, e := range m.Log {
+		if e.Seq > base {
+			m.Log = append(m.Log[:i:i], m.Log[i+1:]...)
+			break
+		}
+	}
+	return format.Encode(m)
+}
+
 // Put writes through the wrapper's rules; for a manifest it also counts
-// how the write ended, drops its condition (BreakUnconditional) or
-// reports a 412 as a success (Break412OK), and ends every
-// UnknownEvery-th data write that applied with an unknown outcome.
+// how the write ended and the writes that carried several commits (group
+// commit), drops its condition (BreakUnconditional), reports a 412 as a
+// success (Break412OK) or drops a merged commit's log entry
+// (BreakMergeDropEntry), and ends every UnknownEvery-th data write that
+// applied with an unknown outcome.
 func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	if opts.Metadata[plain.MetaDomain] != "" {
 		return b.putPlain(ctx, key, body, size, opts)
@@ -162,19 +260,43 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 	if !isManifest(key) {
 		return b.Backend.Put(ctx, key, body, size, opts)
 	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return driver.ObjectInfo{}, err
+	}
+	m, derr := format.Decode(manifestDomain(key), key, data)
+	fresh, dropped := 0, false
+	if derr == nil {
+		if base, ok := b.baseSeq(key, opts.Mode); ok {
+			fresh = newEntries(m, base)
+			if fresh > 1 && b.cfg.Break == spec.BreakMergeDropEntry {
+				broken, err := dropFirstNew(m, base)
+				if err != nil {
+					return driver.ObjectInfo{}, fmt.Errorf("faultbin: re-encode a manifest without a merged commit's entry: %w", err)
+				}
+				data, size, dropped = broken, int64(len(broken)), true
+			}
+		}
+	}
+	body = bytes.NewReader(data)
 	if b.cfg.Break == spec.BreakUnconditional {
 		opts.Mode = nil
 	}
-	var data []byte
-	if b.cfg.UnknownEvery > 0 {
-		var err error
-		if data, err = io.ReadAll(body); err != nil {
-			return driver.ObjectInfo{}, err
-		}
-		body = bytes.NewReader(data)
-	}
 	info, err := b.Backend.Put(ctx, key, body, size, opts)
 	b.manifestPuts.Add(1)
+	if fresh > 1 {
+		b.merged.Add(1)
+		b.mergedCommits.Add(int64(fresh))
+		if err != nil {
+			b.mergedFailed.Add(1)
+		}
+	}
+	if err == nil {
+		b.noteSeq(key, info.ETag, data)
+		if dropped {
+			b.mergeDropped.Add(1)
+		}
+	}
 	switch {
 	case errors.Is(err, driver.ErrPreconditionFailed):
 		b.manifest412.Add(1)
@@ -186,7 +308,7 @@ func (b *faultBackend) Put(ctx context.Context, key string, body io.Reader, size
 	case err != nil:
 		b.manifestErr.Add(1)
 	}
-	if err == nil && data != nil && b.injectUnknown(key, data) {
+	if err == nil && b.injectUnknown(key, data) {
 		return driver.ObjectInfo{}, errInjectedUnknown
 	}
 	return info, err
@@ -283,5 +405,12 @@ func (b *faultBackend) stats() map[string]int64 {
 		// plain copies that failed.
 		"plain_puts":   b.plainPuts.Load(),
 		"plain_failed": b.plainFailed.Load(),
+		// Manifest writes that carried more than one new commit (group
+		// commit), those that ended with an error, the commits they
+		// carried, and the entries BreakMergeDropEntry dropped.
+		"merged_writes":         b.merged.Load(),
+		"merged_writes_failed":  b.mergedFailed.Load(),
+		"merged_commits":        b.mergedCommits.Load(),
+		"merge_entries_dropped": b.mergeDropped.Load(),
 	}
 }

@@ -79,6 +79,13 @@ const (
 	// stops itself again right after it lands (so that a reader meets
 	// the older copy before the writer's own check repairs it).
 	BreakPlainBlind = "plain-blind"
+	// BreakMergeDropEntry drops, from every manifest write that carries
+	// more than one new commit (the store merged concurrent commits into
+	// one write: group commit), the log entry of the first of them, so
+	// that a commit the store acknowledges is missing from the manifest's
+	// log. The writer's backend wrapper does it, re-encoding the manifest;
+	// objstore is not changed.
+	BreakMergeDropEntry = "merge-drop-entry"
 )
 
 // Writer configures one writer process.
@@ -104,7 +111,10 @@ type Writer struct {
 	TTLMillis       int64 `json:"ttl_ms"`
 	OpTimeoutMillis int64 `json:"op_timeout_ms"`
 	// Committers is the number of goroutines committing concurrently under
-	// one lease (1 unless testing contention).
+	// one lease, through the writer's one Store (1 unless testing
+	// contention or group commit). Each is a client of its own in the
+	// history, "<client>.g<n>", with its own operation numbers, so that
+	// every client has at most one operation in flight.
 	Committers int `json:"committers"`
 	// CommitsMin and CommitsMax bound the commits per committer per lease.
 	CommitsMin int `json:"commits_min"`
