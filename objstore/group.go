@@ -3,6 +3,7 @@ package objstore
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -173,6 +174,11 @@ func (g *groups) handOff(domain string, q *group) {
 // newest manifest the Store knows or its commits were decided on, then
 // hands the lead on.
 func (s *Store) lead(domain string, self *waiter) {
+	// The commits that the last write finished are woken together, and
+	// their goroutines' next commits arrive together: let them queue
+	// before taking the queue, or the first would be written alone and
+	// the rest after it, every other write carrying one commit.
+	runtime.Gosched()
 	ws := s.groups.take(domain)
 	ctx, stop := allDone(self.ctx, ws)
 	defer stop()
