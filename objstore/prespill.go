@@ -121,7 +121,7 @@ func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 	go func() {
 		defer s.pre.stop(m.Domain)
 		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(2 * s.opts.UploadParallelism)
+		g.SetLimit(s.opts.UploadParallelism)
 		for _, x := range todo {
 			g.Go(func() error {
 				if err := s.writeSpilled(gctx, x.key, x.e); err != nil {
@@ -159,12 +159,12 @@ func (s *Store) takeWritten(next *format.Manifest) {
 }
 
 // canWait reports whether next, a manifest a merged write is about to
-// carry, may go without the spill and the fold it is due for, so that
-// its commits do not wait for them: while a pre-spill of its domain is
-// under way (which will soon have written the values a spill would
-// write), up to twice the overlay's bound and the inline budget. The
-// bounds are what keep a manifest small; they are soft, and no reader
-// depends on them.
+// carry, may go without the spill or the fold it is due for, so that its
+// commits do not wait for objects a pre-spill of its domain is writing
+// right now: up to a quarter past the overlay's bound, and twice the
+// inline budget. The bounds keep a manifest small (every merged write
+// rewrites it, and its size is most of what a write costs), so the slack
+// is small; no reader depends on them.
 func (s *Store) canWait(next *format.Manifest) bool {
-	return s.pre.busy(next.Domain) && len(next.Keys) <= 2*format.OverlayLimit && next.InlineBytes() <= 2*s.opts.InlineBudget
+	return s.pre.busy(next.Domain) && len(next.Keys) <= format.OverlayLimit+format.OverlayLimit/4 && next.InlineBytes() <= 2*s.opts.InlineBudget
 }
