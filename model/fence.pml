@@ -1,8 +1,9 @@
 /*
  * fence.pml: the shared part of the model of fence's commit protocol, the
  * design with attempt ids, After, the equal-token fence rule and the new
- * GC rule. A scenario file (commit.pml, takeover.pml) defines the ids,
- * includes this file and gc.pml, and starts the processes. See
+ * GC rule. A scenario file (commit.pml, takeover.pml, merged.pml)
+ * defines the ids, includes this file and gc.pml (merged.pml also
+ * group.pml, group commit's merged writes), and starts the processes. See
  * docs/model.md for what is modelled, what is abstracted away and why.
  *
  * One domain, one key k. spin explores every interleaving of every
@@ -146,6 +147,16 @@ byte aH[NA];  /* holder (ghost) */
  */
 bit pend[NA];
 
+#ifdef NRQ
+/*
+ * Merged writes in flight (group.pml): request i carries attempts
+ * grqA[i] and grqB[i] (0: alone), in that order, If-Match the current
+ * Mseq; grqA[i] == 0: no request. Filled from 0 up, cleared together.
+ */
+byte grqA[NRQ];
+byte grqB[NRQ];
+#endif
+
 /* The coordinator's token counter (takeover.pml): holder 1 has token 1. */
 byte counter = 1;
 
@@ -187,6 +198,10 @@ hidden byte pick;                /* the request Net lands, the object GC deletes
  *   4 a takeover reports "token already claimed"
  *   5 GC deletes an object by the token rule
  *   6 GC deletes an object by the log rule
+ *   7 a merged write in flight lands (group.pml)
+ *   8 one read-back settles the two commits of a merged write two ways:
+ *     one landed, the other unknown (its entry left the log)
+ *   9 a group commit fails "not applied" at its round's deadline
  */
 hidden byte cover;
 #ifdef REACH
@@ -196,12 +211,13 @@ hidden byte cover;
 #endif
 
 /*
- * land(a): the store applies attempt a's conditional write: m' = m with
- * names[k] = o (data only), highest = max(highest, t), raised = X if
- * t > highest, seq+1, log += (seq+1, X, A). The caller has checked that
- * the write's If-Match seq is the current one.
+ * apply(a): attempt a's commit becomes the manifest's next entry: m' = m
+ * with names[k] = o (data only), highest = max(highest, t), raised = X
+ * if t > highest, seq+1, log += (seq+1, X, A). land(a) is a lone
+ * commit's write; group.pml's landBatch applies the commits of one
+ * merged write in order, then clears the in-flight requests once.
  */
-inline land(a) {
+inline apply(a) {
 	printf("EV land seq=%d commit=%d attempt=%d token=%d fence=%d holder=%d\n", Mseq + 1, aX[a], a, aT[a], aF[a], aH[a]);
 	check(inv_no_stale_write, aT[a] >= Mhigh);
 	check(inv_applied_once, !landed[aX[a]]);
@@ -226,14 +242,34 @@ inline land(a) {
 	:: else -> break
 	od;
 	logX[0] = aX[a];
-	logA[0] = (aF[a] -> 0 : a);
-	/* every other in-flight request was If-Match on the old seq */
+	logA[0] = (aF[a] -> 0 : a)  /* hi is 0 again */
+}
+
+/* Every other in-flight request was If-Match on the old seq: none of
+ * them can land any more (group.pml's merged requests included). */
+inline clearInFlight() {
 	hi = 0;
 	do
 	:: hi < NA -> pend[hi] = 0; hi++
 	:: else -> break
 	od;
+#ifdef NRQ
+	hi = 0;
+	do
+	:: hi < NRQ -> grqA[hi] = 0; grqB[hi] = 0; hi++
+	:: else -> break
+	od;
+#endif
 	hi = 0
+}
+
+/*
+ * land(a): the store applies attempt a's conditional write, alone. The
+ * caller has checked that the write's If-Match seq is the current one.
+ */
+inline land(a) {
+	apply(a);
+	clearInFlight()
 }
 
 /*
@@ -345,10 +381,10 @@ inline advance() {
 }
 
 /*
- * report(a): the attempt returns res: check that the outcome is honest.
- * Runs inside the atomic step that decided res; a is the Client's cur.
+ * outcome(a): attempt a returns res: check that the outcome is honest.
+ * Reads res, retry and unc (for the trail); changes nothing else.
  */
-inline report(a) {
+inline outcome(a) {
 	if
 	:: res == ACK -> printf("EV attempt %d of commit %d (token %d, retry %d, uncBase %d) reports ack\n", a, aX[a], aT[a], retry, unc)
 	:: res == FENCED -> printf("EV attempt %d of commit %d (token %d, retry %d, uncBase %d) reports fenced\n", a, aX[a], aT[a], retry, unc)
@@ -381,7 +417,16 @@ inline report(a) {
 		:: else -> skip
 		fi
 	:: else -> skip
-	fi;
+	fi
+}
+
+/*
+ * report(a): the attempt returns res: check that the outcome is honest,
+ * and go on to the Client's next attempt. Runs inside the atomic step
+ * that decided res; a is the Client's cur.
+ */
+inline report(a) {
+	outcome(a);
 	if
 	:: res == UNKNOWN && !retry -> after = unc  /* the caller's After for its retry */
 	:: else -> skip                             /* a retry's "unknown again" keeps its After */

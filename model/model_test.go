@@ -34,6 +34,7 @@ var invariants = map[string]string{
 	"inv_ack_named":      "an acknowledged write's object is not named or is gone before a later write superseded it",
 	"inv_one_holder":     "two holders took over at the same token",
 	"inv_one_writer":     "writes with one token landed from two holders",
+	"model_bound":        "the model's own bound was too small (group.pml's NRQ): the search would not be exhaustive",
 }
 
 // check is one run of spin.
@@ -79,6 +80,26 @@ var checks = []check{
 	{name: "TakeoverFull", file: "takeover.pml", defines: []string{"-DFENCE_RETRY"}, opt: "-O2", hash: 26, long: true,
 		what: "every takeover.pml process at once: the stale writer, two holders with fence retries and data, GC"},
 
+	// Group commit: merged writes (merged.pml, group.pml).
+	{name: "MergedCommit", file: "merged.pml", defines: []string{"-DGCPASSES=2"},
+		what: "one Store merges two commits at token 1 in one write (each with a retry, queued again), another Store's commit at token 1, GC with 2 passes"},
+	{name: "MergedClaim", file: "merged.pml", defines: []string{"-DCLAIM", "-DGCPASSES=2"},
+		what: "MergedCommit with a NoFence holder's claiming commit at token 2 queued in the same Store, which must go alone"},
+	{name: "MergedTakeover", file: "merged.pml", defines: []string{"-DCLAIM", "-DTAKEOVER", "-DNO_W"},
+		what: "the merged commits and the claiming commit in one Store, and a takeover at token 2 (fence, data) through another Store, GC"},
+	{name: "MergedTakeoverW", file: "merged.pml", defines: []string{"-DTAKEOVER", "-DNO_RETRY"}, hash: 23,
+		what: "two merged commits (no retries), another Store's commit at token 1, and a takeover at token 2 through a third, GC"},
+	{name: "MergedLog1", file: "merged.pml", defines: []string{"-DCLAIM", "-DL=1"},
+		what: "MergedClaim with a log of 1 entry: a merged write's first entry is not in the log it writes (objstore never merges so many), and 1 GC pass"},
+	{name: "MergedLog3", file: "merged.pml", defines: []string{"-DCLAIM", "-DL=3"},
+		what: "MergedClaim with a log of 3 entries and 1 GC pass"},
+	{name: "MergedWrites3", file: "merged.pml", defines: []string{"-DCLAIM", "-DMAXW=3"},
+		what: "MergedClaim with 3 manifest writes per round and 1 GC pass"},
+	{name: "MergedUncReset", file: "merged.pml", defines: []string{"-DCLAIM", "-DUNC_RESET"},
+		what: "MergedClaim with uncBase restarting after a cleared uncertainty, as groupPublication.Failed does, and 1 GC pass"},
+	{name: "MergedFull", file: "merged.pml", defines: []string{"-DCLAIM", "-DTAKEOVER"}, opt: "-O2", hash: 26, long: true,
+		what: "every merged.pml process at once: the merged commits with retries, the claiming commit, the other Store's commit, the takeover, GC"},
+
 	// Controls: each must fail.
 	{name: "ControlOldGC", file: "commit.pml", defines: []string{"-DNO_TAKEOVER", "-DOLD_GC"},
 		violates: []string{"inv_named_exists"},
@@ -98,6 +119,15 @@ var checks = []check{
 	{name: "ControlNoClaim", file: "takeover.pml", defines: []string{"-DNO_STALE", "-DNO_FENCE", "-DNO_CLAIM"},
 		violates: []string{"inv_one_holder", "inv_one_writer"},
 		what:     "holders acquire with NoFence, and their data commits claim nothing (a second read of the store's highest instead)"},
+	{name: "ControlMergeTokens", file: "merged.pml", defines: []string{"-DCLAIM", "-DMERGE_TOKENS"},
+		violates: []string{"inv_no_stale_write", "inv_one_writer"},
+		what:     "a merged write takes any open commit: a token-1 commit rides after a commit that raises the highest to 2"},
+	{name: "ControlMergeDropEntry", file: "merged.pml", defines: []string{"-DMERGE_DROP_ENTRY"},
+		violates: []string{"inv_ack_named", "inv_applied_once", "inv_ack_honest", "inv_fenced_honest"},
+		what:     "a merged write applies its second commit's change but leaves out its log entry"},
+	{name: "ControlMergeNoPending", file: "merged.pml", defines: []string{"-DMERGE_NO_PENDING"},
+		violates: []string{"inv_fenced_honest"},
+		what:     "a merged commit failed at its round's deadline is reported not applied unless uncertain, though its last write may still land"},
 
 	// Coverage: the correct model's scenarios reach these events.
 	{name: "ReachInFlightLands", file: "commit.pml", defines: []string{"-DNO_TAKEOVER"}, reach: 1,
@@ -114,6 +144,12 @@ var checks = []check{
 		what: "GC deletes an object by the token rule"},
 	{name: "ReachGCLogRule", file: "commit.pml", defines: []string{"-DNO_TAKEOVER"}, reach: 6,
 		what: "GC deletes an object by the log rule"},
+	{name: "ReachMergedInFlightLands", file: "merged.pml", reach: 7,
+		what: "a merged write lands after its writer gave up on its reply"},
+	{name: "ReachMergedSettledTwoWays", file: "merged.pml", reach: 8,
+		what: "one read-back finds one commit of a merged write landed and the other unknown (its entry left the log)"},
+	{name: "ReachMergedNotApplied", file: "merged.pml", defines: []string{"-DCLAIM"}, reach: 9,
+		what: "a group commit fails not applied at its round's deadline (honestly: its write can no longer land, or was never sent)"},
 }
 
 // TestModel runs every check. A check that must pass fails on any error
@@ -224,7 +260,7 @@ func run(t *testing.T, c check, srcs []string) {
 	if hash == 0 {
 		hash = 21
 	}
-	// -m: the depth bound, far above the deepest path (about 700); pan
+	// -m: the depth bound, far above the deepest path (under 900); pan
 	// says "max search depth too small" if a path reaches it.
 	out, _ := runOut(t, dir, "./pan", "-m100000", fmt.Sprintf("-w%d", hash))
 	searched := time.Since(start) - built
