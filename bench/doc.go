@@ -16,7 +16,9 @@
 // conditional write to the coordinator's storage (an UpdateItem for
 // DynamoDB, an If-Match PutObject for bucket leases); aggregate commits
 // per second over 1, 8 and 64 concurrent domains against plain PUTs per
-// second from as many workers; commit latency in domains of 10, 1,000
+// second from as many workers; aggregate commits per second from 8 and 64
+// goroutines of one Store into one domain (a key each, group commit)
+// against plain PUTs from as many goroutines; commit latency in domains of 10, 1,000
 // and 10,000 live keys; a batch job's whole cycle (fence.Acquire, one
 // put of 1 KiB, Release), by default and with AcquireOptions.NoFence,
 // against the cycle a user writes without fence (a conditional write
@@ -74,7 +76,7 @@
 //     GET of the manifest (a new process has no cached ETag) and one
 //     conditional PUT of as many bytes.
 //
-// Throughput (domains) and memory rows have no floor.
+// Throughput (domains, writers) and memory rows have no floor.
 //
 // # Client cost
 //
