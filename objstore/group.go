@@ -234,7 +234,8 @@ type groupPublication struct {
 	batch   []*waiter // what the last Decide wrote
 	entries []format.LogEntry
 	next    *format.Manifest
-	fresh   bool // next is the domain's first manifest
+	fresh   bool  // next is the domain's first manifest
+	size    int64 // next's encoded size
 }
 
 func (p *groupPublication) Read(ctx context.Context) (*format.Manifest, string, error) {
@@ -360,7 +361,7 @@ func (p *groupPublication) build(ctx context.Context, m *format.Manifest, batch 
 	if err != nil {
 		return cas.Write{}, err
 	}
-	p.batch, p.entries, p.next, p.fresh = batch, entries, next, m == nil
+	p.batch, p.entries, p.next, p.fresh, p.size = batch, entries, next, m == nil, body.Size()
 	return cas.Write{Body: body, Size: body.Size()}, nil
 }
 
@@ -370,6 +371,9 @@ func (p *groupPublication) Wrote(ctx context.Context, etag string) {
 	s.cache.put(p.domain, p.next, etag)
 	if p.fresh {
 		s.writeFloor(ctx, p.next)
+	}
+	if len(p.batch) > 1 {
+		s.opts.Logger.Debug("objstore: merged write", "domain", p.domain, "commits", len(p.batch), "seq", p.next.Seq, "bytes", p.size)
 	}
 	for i, x := range p.batch {
 		p.finish(x, x.c.result(p.next, p.entries[i], false), nil)
