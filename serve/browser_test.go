@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,19 +53,7 @@ func TestBrowser(t *testing.T) {
 	f := newFixture(t, memstore.New())
 	srv := serveFixture(t, f, nil)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 900))
-	// Chromium may start slowly on a busy machine: the browser's own
-	// bound is longer than a request's.
-	bounded, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	actx, cancel := chromedp.NewExecAllocator(bounded, opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-
-	b := browser{t: t, ctx: bctx}
+	b := newBrowser(t, bin)
 	b.do(chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#domains")))
 	domains := run(b, chromedp.Text(chromedp.CSS("#domains")))
 	save(t, dir, "domains.png", run(b, chromedp.FullScreenshot(100)))
@@ -108,12 +97,76 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// In a real browser, "Next page" leads from the first page of 500
+// domains to the last, and "Next keys" from the first of a domain's 300
+// keys to the last, each seen once; the last page has no such link
+// (issue 34: the links were escaped twice and led to page 1 again).
+func TestBrowserPaging(t *testing.T) {
+	bin := chromium(t)
+	dir := artifacts(t)
+	domains, names := manyDomains(t, 500)
+	keyed, keys := manyKeys(t, 300)
+	b := newBrowser(t, bin)
+	start := time.Now()
+	for _, c := range []struct {
+		what, start, items, next string
+		want                     []string
+		pages                    int
+	}{
+		{"domain", serveFixture(t, domains, nil).URL + "/", "#domains td.domain a", "next", names, 10},
+		{"key", serveFixture(t, keyed, nil).URL + "/domain/tenants/big", "#keys td.key", "next-keys", keys, 6},
+	} {
+		b.do(chromedp.Navigate(c.start))
+		var got, pages []string
+		for len(pages) < 2*c.pages {
+			pages = append(pages, run(b, chromedp.Location()))
+			got = append(got, run(b, chromedp.Evaluate[[]string](fmt.Sprintf(`[...document.querySelectorAll(%q)].map(e => e.textContent)`, c.items)))...)
+			if !run(b, chromedp.Evaluate[bool](fmt.Sprintf(`document.getElementById(%q) !== null`, c.next))) {
+				break
+			}
+			if slices.ContainsFunc(got[:len(got)-1], func(s string) bool { return s == got[len(got)-1] }) {
+				break // a page seen before: following the link again leads nowhere new
+			}
+			resp, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.ID(c.next)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Status != 200 {
+				t.Fatalf("the %s link of %s led to %s, status %d", c.next, pages[len(pages)-1], resp.URL, resp.Status)
+			}
+		}
+		save(t, dir, "paging-"+c.what+"s.png", run(b, chromedp.FullScreenshot(100)))
+		once(t, c.what, got, c.want)
+		if len(pages) != c.pages || run(b, chromedp.Evaluate[bool](fmt.Sprintf(`document.getElementById(%q) !== null`, c.next))) {
+			t.Errorf("%d pages of %ss, want %d, the last without #%s: %q", len(pages), c.what, c.pages, c.next, pages)
+		}
+	}
+	t.Logf("paged through 500 domains and 300 keys in %v", time.Since(start).Round(time.Millisecond))
+}
+
 func save(t *testing.T, dir, name string, png []byte) {
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot %s (%d bytes)", p, len(png))
+}
+
+// newBrowser starts the headless browser bin with one tab, closed when
+// the test ends.
+func newBrowser(t *testing.T, bin string) browser {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 900))
+	// Chromium may start slowly on a busy machine: the browser's own
+	// bound is longer than a request's.
+	bounded, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	actx, cancel := chromedp.NewExecAllocator(bounded, opts...)
+	t.Cleanup(cancel)
+	bctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	return browser{t: t, ctx: bctx}
 }
 
 // browser runs actions in one tab, failing the test on an error.

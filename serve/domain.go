@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/fencedstore/fence"
@@ -16,9 +17,11 @@ type DomainPage struct {
 	Highest    uint64       `json:"store_highest_token"`
 	Seq        uint64       `json:"seq"`
 	// Keys is one page of the live keys, as 'fence ls --json' prints
-	// them; KeysNext is the key to pass as ?after= for the next page.
-	Keys     []objstore.Version `json:"keys"`
-	KeysNext string             `json:"keys_next,omitempty"`
+	// them; KeysNext is the key to pass as ?after= for the next page,
+	// and KeysNextURL the HTML page's link to it.
+	Keys        []objstore.Version `json:"keys"`
+	KeysNext    string             `json:"keys_next,omitempty"`
+	KeysNextURL string             `json:"-"`
 	// History is the audit trail of 'fence history --jsonl' (without
 	// the lease, which is Lease).
 	History fence.AuditTrail `json:"history"`
@@ -30,6 +33,25 @@ type DomainPage struct {
 	// Timeline is every event in time order: takeovers, commits, fenced
 	// attempts and the lease now.
 	Timeline []Point `json:"timeline"`
+}
+
+// MarshalJSON writes p with its lists as [] when empty, never null.
+func (p DomainPage) MarshalJSON() ([]byte, error) {
+	type plain DomainPage
+	q := plain(p)
+	q.Keys = orEmpty(q.Keys)
+	q.History.Events = orEmpty(q.History.Events)
+	q.Attempts = orEmpty(q.Attempts)
+	q.Timeline = orEmpty(q.Timeline)
+	return json.Marshal(q)
+}
+
+// orEmpty is s, or an empty slice for nil: JSON's [] rather than null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // domainPage reads domain's page, with the keys after after.

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,7 +46,9 @@ type DomainRow struct {
 type DomainsPage struct {
 	Domains []DomainRow `json:"domains"`
 	// Next is the cursor of the next page (?after=NEXT); "" on the last.
-	Next string `json:"next,omitempty"`
+	// NextURL is the HTML page's link to it.
+	Next    string `json:"next,omitempty"`
+	NextURL string `json:"-"`
 	// Scanned is the number of objects the walk read; Capped says it
 	// stopped at its bound before the page was full.
 	Scanned int  `json:"scanned_objects"`
@@ -53,6 +56,14 @@ type DomainsPage struct {
 	// CoordError is set when no lease could be read: the coordinator is
 	// unreachable.
 	CoordError string `json:"coordinator_error,omitempty"`
+}
+
+// MarshalJSON writes p with its lists as [] when empty, never null.
+func (p DomainsPage) MarshalJSON() ([]byte, error) {
+	type plain DomainsPage
+	q := plain(p)
+	q.Domains = orEmpty(q.Domains)
+	return json.Marshal(q)
 }
 
 // domainsPage reads one page of domains after the cursor after.

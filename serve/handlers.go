@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/fencedstore/fence"
 	"github.com/fencedstore/fence/objstore"
@@ -24,21 +25,27 @@ func (s *Server) domains(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, http.StatusBadGateway, "", err)
 		return
 	}
+	if p.Next != "" {
+		p.NextURL = pageURL(r, "/", p.Next)
+	}
 	render(w, r, http.StatusOK, "domains", "Domains", p)
 }
 
 func (s *Server) domain(w http.ResponseWriter, r *http.Request) {
-	domain := r.PathValue("domain")
+	domain := pathDomain(r)
 	p, err := s.domainPage(r.Context(), domain, r.URL.Query().Get("after"), s.limit(r))
 	if err != nil {
 		fail(w, r, status(err), domain, err)
 		return
 	}
+	if p.KeysNext != "" {
+		p.KeysNextURL = pageURL(r, domainURL(domain), p.KeysNext)
+	}
 	render(w, r, http.StatusOK, "domain", "Domain "+domain, p)
 }
 
 func (s *Server) commit(w http.ResponseWriter, r *http.Request) {
-	domain, id := r.PathValue("domain"), r.PathValue("id")
+	domain, id := pathDomain(r), r.PathValue("id")
 	e, err := s.commitPage(r.Context(), domain, id)
 	if err != nil {
 		fail(w, r, status(err), domain, err)
@@ -48,6 +55,13 @@ func (s *Server) commit(w http.ResponseWriter, r *http.Request) {
 		fence.AuditEvent
 		Domain string `json:"domain"`
 	}{e, domain})
+}
+
+// pathDomain is the domain named by r's path. A trailing slash is
+// dropped: no domain name ends with one, so /domain/NAME/ is the page of
+// NAME.
+func pathDomain(r *http.Request) string {
+	return strings.TrimRight(r.PathValue("domain"), "/")
 }
 
 // status is the HTTP status of err.

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,7 +23,6 @@ func init() {
 		"domainURL": domainURL,
 		"commitURL": commitURL,
 		"draw":      draw,
-		"query":     url.QueryEscape,
 		"shortID":   shortID,
 	}
 	for _, name := range []string{"domains", "domain", "commit", "error"} {
@@ -84,6 +84,19 @@ func when(t time.Time) string {
 
 // domainURL is the path of domain's page, each segment escaped.
 func domainURL(domain string) string { return "/domain/" + escapePath(domain) }
+
+// pageURL is the address of the page of path after the cursor after:
+// the request's own ?limit= is kept when it gave one. url.Values
+// escapes each value once, and a template puts the result whole in an
+// href, where html/template only normalizes it (a value escaped before
+// it reaches a template's query context is escaped twice: issue 34).
+func pageURL(r *http.Request, path, after string) string {
+	q := url.Values{"after": {after}}
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
+		q.Set("limit", strconv.Itoa(min(n, MaxPageSize)))
+	}
+	return path + "?" + q.Encode()
+}
 
 // commitURL is the path of a commit's page.
 func commitURL(domain, id string) string {
