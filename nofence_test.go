@@ -122,8 +122,10 @@ func TestNoFenceClaimHoldsForOwnCommits(t *testing.T) {
 }
 
 // Two commits under one claim, the first held at its manifest write while
-// the second raises the domain: the first then finds the domain raised by
-// a commit of its own claim, and lands.
+// the second waits: one Store's commits to a domain no longer race (group
+// commit), so the second queues behind the first, which raises the
+// domain; the second then finds the domain raised by a commit of its own
+// claim, and lands, rather than being refused as claimed.
 func TestNoFenceClaimRacingOwnCommits(t *testing.T) {
 	ctx := context.Background()
 	fb := faulty.New(memstore.New())
@@ -143,12 +145,17 @@ func TestNoFenceClaimRacingOwnCommits(t *testing.T) {
 		first <- err
 	}()
 	<-arrived // the first commit, under the claim, is at its manifest write
-	if _, err := a.Put(ctx, "d", "k2", tok, strings.NewReader("A2"), -1); err != nil {
-		t.Fatalf("the second commit at %d: %v", tok, err)
-	}
+	second := make(chan error, 1)
+	go func() {
+		_, err := a.Put(ctx, "d", "k2", tok, strings.NewReader("A2"), -1)
+		second <- err
+	}()
 	close(hold)
 	if err := <-first; err != nil {
-		t.Fatalf("the first commit at %d, after its sibling raised the domain: %v, want landed", tok, err)
+		t.Fatalf("the first commit at %d: %v, want landed", tok, err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("the second commit at %d, after its sibling raised the domain: %v, want landed", tok, err)
 	}
 }
 

@@ -130,8 +130,13 @@ func TestTakeoverFenceRefused(t *testing.T) {
 	mem := memstore.New()
 	b := &stealFirstFence{Backend: mem, key: format.ManifestKey("d")}
 	store, c := objstore.New(b, nil), coord.New(bucketlease.New(mem, nil))
+	// The thief is another process: a Store of its own. (Through the
+	// job's Store, its fence would wait for the job's fence write, which
+	// is waiting for it: one Store writes a domain's manifest one write at
+	// a time.)
+	thief := objstore.New(mem, nil)
 	b.steal = func(ctx context.Context) error {
-		sess, err := fence.Acquire(ctx, store, c, "d", &fence.AcquireOptions{Holder: "thief", TTL: time.Hour, Force: true})
+		sess, err := fence.Acquire(ctx, thief, c, "d", &fence.AcquireOptions{Holder: "thief", TTL: time.Hour, Force: true})
 		if err == nil {
 			sess.Orphan()
 		}
