@@ -17,7 +17,9 @@
 // TTL) shows it broken or taken over, the whole group gets SIGTERM, then
 // SIGKILL after a grace period, nothing is published, and the
 // *LostError says what happened and who did it.
-// Signals given to Run are forwarded to the group. When the command exits
+// Signals given to Run are forwarded to the group; the first one starts
+// the grace period, after which what still runs in the group gets
+// SIGKILL, and once one has come nothing is published. When the command exits
 // 0, Run can publish a directory as one fenced commit, so that a report
 // set appears whole or not at all; the store, not the lease's clock,
 // decides that commit: it lands unless a newer holder has fenced the

@@ -22,8 +22,9 @@ type group struct {
 	lifeline *os.File // write end; its end tells the supervisor to kill the group
 	pgid     int
 	exited   chan struct{}
-	code     int   // the command's exit code, once exited is closed
-	err      error // set when the supervisor ended without saying how the command did
+	code     int            // the command's exit code, once exited is closed
+	signal   syscall.Signal // the signal that ended the command, if one did, once exited is closed
+	err      error          // set when the supervisor ended without saying how the command did
 }
 
 // startGroup starts argv (env, stdio) in a new process group under a
@@ -83,9 +84,12 @@ func startGroup(argv, env []string, stdin io.Reader, stdout, stderr io.Writer) (
 	go func() {
 		defer statR.Close()
 		line, _ := status.ReadString('\n')
-		if word, n, _ := parseStatus(line); word == "exited" {
+		switch word, n, _ := parseStatus(line); word {
+		case "exited":
 			g.code = n
-		} else {
+		case "killed":
+			g.code, g.signal = 128+n, syscall.Signal(n)
+		default:
 			g.err = errors.New("the command's supervisor ended before the command did")
 		}
 		close(g.exited)
@@ -95,15 +99,21 @@ func startGroup(argv, env []string, stdin io.Reader, stdout, stderr io.Writer) (
 
 // supervise waits for the command to exit, forwarding signals to its
 // group, and stops the group (SIGTERM, then SIGKILL after grace) as soon
-// as lost is closed while the command runs. It returns the command's exit
-// code and whether it stopped it because of lost. A command that has
-// exited by the time lost is seen is not stopped: its work is done, and
-// whether it lands is the store's decision. When supervise returns,
-// nothing in the group is left running: processes the command started
-// and left behind get the same SIGTERM and SIGKILL, and the supervisor
-// has exited.
-func (g *group) supervise(lost <-chan struct{}, signals <-chan os.Signal, grace time.Duration) (code int, stopped bool) {
+// as lost is closed while the command runs. The first signal forwarded
+// starts the same clock: whatever in the group is still running grace
+// after it gets SIGKILL. It returns the command's exit code, whether it
+// stopped it because of lost, and the first signal it forwarded (nil if
+// none). A command that has exited by the time lost is seen is not
+// stopped: its work is done, and whether it lands is the store's
+// decision. When supervise returns, nothing in the group is left
+// running: processes the command started and left behind get the same
+// SIGTERM and SIGKILL, and the supervisor has exited.
+func (g *group) supervise(lost <-chan struct{}, signals <-chan os.Signal, grace time.Duration) (code int, stopped bool, forwarded os.Signal) {
 	defer g.close()
+	var (
+		kill     <-chan time.Time // fires grace after the first forwarded signal
+		deadline time.Time
+	)
 	for running := true; running; {
 		select {
 		case <-g.exited:
@@ -112,6 +122,16 @@ func (g *group) supervise(lost <-chan struct{}, signals <-chan os.Signal, grace 
 			if s, ok := sig.(syscall.Signal); ok {
 				_ = syscall.Kill(-g.pgid, s)
 			}
+			if forwarded == nil {
+				forwarded = sig
+				deadline = time.Now().Add(grace)
+				t := time.NewTimer(grace)
+				defer t.Stop()
+				kill = t.C
+			}
+		case <-kill:
+			kill = nil
+			_ = syscall.Kill(-g.pgid, syscall.SIGKILL)
 		case <-lost:
 			lost = nil
 			select {
@@ -124,11 +144,34 @@ func (g *group) supervise(lost <-chan struct{}, signals <-chan os.Signal, grace 
 				continue // it has finished; the supervisor is about to say how
 			}
 			stopped = true
-			g.stop(grace)
+			until := time.Now().Add(grace)
+			if forwarded != nil && deadline.Before(until) {
+				until = deadline
+			}
+			g.stopBy(until)
 		}
 	}
-	g.stop(grace) // whatever the command left behind
-	return g.code, stopped
+	// Whatever the command left behind.
+	if forwarded != nil {
+		g.stopBy(deadline)
+	} else {
+		g.stop(grace)
+	}
+	return g.code, stopped, forwarded
+}
+
+// killedBy returns the signal that ended the command, or nil if it
+// exited (or has not been seen to end).
+func (g *group) killedBy() os.Signal {
+	select {
+	case <-g.exited:
+	default:
+		return nil
+	}
+	if g.signal == 0 {
+		return nil
+	}
+	return g.signal
 }
 
 // close ends the lifeline, so that the supervisor kills what may be left
@@ -140,12 +183,14 @@ func (g *group) close() {
 
 // stop ends every process in the group: SIGTERM, then SIGKILL once grace
 // has passed, and waits until the group is empty.
-func (g *group) stop(grace time.Duration) {
+func (g *group) stop(grace time.Duration) { g.stopBy(time.Now().Add(grace)) }
+
+// stopBy is stop with SIGKILL at deadline (at once if it has passed).
+func (g *group) stopBy(deadline time.Time) {
 	if !g.alive() {
 		return
 	}
 	_ = syscall.Kill(-g.pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(grace)
 	for g.alive() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"time"
@@ -46,7 +47,11 @@ type Options struct {
 	// Stdin, Stdout and Stderr are the command's; nil means none.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Signals are forwarded to the command's process group while it runs.
+	// Signals are forwarded to the command's process group while it
+	// runs. The first one starts the Grace clock: what is still running
+	// in the group Grace after it gets SIGKILL. Once a signal has been
+	// received, whenever before the publish, nothing is published
+	// (Result.Interrupted).
 	Signals <-chan os.Signal
 }
 
@@ -59,6 +64,13 @@ type Result struct {
 	// ExitCode is the command's exit status, 128+N when signal N ended
 	// it (as a shell reports it), and -1 when it did not run.
 	ExitCode int
+	// Signal is the signal that ended the command, when one did (then
+	// ExitCode is 128 plus its number); nil when it exited.
+	Signal os.Signal
+	// Interrupted is the first signal received from Options.Signals
+	// (nil if none was): the command got it, and nothing was published,
+	// whatever its exit code.
+	Interrupted os.Signal
 	// Published is the commit of Options.Publish, when it was made.
 	Published *objstore.CommitResult
 }
@@ -66,7 +78,10 @@ type Result struct {
 // Run takes domain's lease, runs argv under it, publishes opts.Publish if
 // the command exited 0, and releases the lease. A command that exits
 // non-zero is not an error: Result.ExitCode says how it ended, and
-// nothing is published. The error is a *LostError when the lease was lost
+// nothing is published. Nor is a command that exited 0 after a signal
+// came through opts.Signals (Result.Interrupted): a signal before the
+// publish starts cancels it. A publish directory that does not exist
+// once the command has exited 0 is an error, and nothing is published. The error is a *LostError when the lease was lost
 // while the command ran, a *objstore.FencedError when the publish was
 // fenced, and otherwise what prevented the job (taking the lease,
 // starting the command, reading the directory, the commit).
@@ -127,9 +142,9 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	res.Started = true
 	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	lost, why := watch(wctx, c, sess, o.CheckEvery)
-	code, stopped := g.supervise(lost, o.Signals, o.Grace)
+	code, stopped, forwarded := g.supervise(lost, o.Signals, o.Grace)
 	stopWatch()
-	res.ExitCode = code
+	res.ExitCode, res.Signal, res.Interrupted = code, g.killedBy(), forwarded
 	if stopped {
 		st, read, cause := why()
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckEvery)
@@ -139,8 +154,25 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	if g.err != nil {
 		return res, fmt.Errorf("job: %q: %w", argv[0], g.err)
 	}
-	if code != 0 || o.Publish == nil {
+	if res.Interrupted == nil {
+		// A signal that came after the command's exit still cancels the
+		// publish.
+		select {
+		case sig := <-o.Signals:
+			res.Interrupted = sig
+		default:
+		}
+	}
+	if code != 0 || o.Publish == nil || res.Interrupted != nil {
 		return res, nil
+	}
+	// The command may have made the directory itself: it is looked for
+	// only now.
+	switch fi, err := os.Stat(o.Publish.Dir); {
+	case err != nil:
+		return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: err}
+	case !fi.IsDir():
+		return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: fmt.Errorf("%s is not a directory", o.Publish.Dir)}
 	}
 	changes, closeFiles, err := o.Publish.Changes(ctx, store, domain)
 	if err != nil {
@@ -159,6 +191,23 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	res.Published = &cr
 	return res, nil
 }
+
+// PublishDirError is Run's error when the command exited 0 but
+// Options.Publish.Dir was then not a directory: nothing was published.
+type PublishDirError struct {
+	Dir     string // Options.Publish.Dir
+	Command string // the command's name (argv[0])
+	Err     error  // what os.Stat said, or that Dir is not a directory
+}
+
+func (e *PublishDirError) Error() string {
+	if errors.Is(e.Err, fs.ErrNotExist) {
+		return fmt.Sprintf("job: publish: directory %q does not exist after %s exited 0; nothing was published", e.Dir, e.Command)
+	}
+	return fmt.Sprintf("job: publish: directory %q after %s exited 0: %v; nothing was published", e.Dir, e.Command, e.Err)
+}
+
+func (e *PublishDirError) Unwrap() error { return e.Err }
 
 // ttlOf returns the lease duration o asks for.
 func ttlOf(o Options) time.Duration {

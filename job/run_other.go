@@ -18,6 +18,8 @@ func startGroup([]string, []string, io.Reader, io.Writer, io.Writer) (*group, er
 	return nil, errUnsupported
 }
 
-func (*group) supervise(<-chan struct{}, <-chan os.Signal, time.Duration) (int, bool) {
-	return -1, false
+func (*group) supervise(<-chan struct{}, <-chan os.Signal, time.Duration) (int, bool, os.Signal) {
+	return -1, false, nil
 }
+
+func (*group) killedBy() os.Signal { return nil }

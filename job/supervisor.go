@@ -45,7 +45,8 @@ func init() {
 // superviseMain is the supervisor: the parent of the command, which it
 // starts as the leader of a process group of its own. It reports on the
 // status pipe "started PGID" (or "failed ERRNO MESSAGE" and exits), then
-// "exited CODE" once the command has exited, and waits for the lifeline
+// "exited CODE" once the command has exited ("killed SIGNAL" when a
+// signal ended it), and waits for the lifeline
 // to end: at its end, whenever it comes (Run's process exited, was
 // killed, even with SIGKILL, or closed it once it had stopped the group),
 // it kills the command's whole process group with SIGKILL and exits.
@@ -84,7 +85,11 @@ func superviseMain(path string, args []string) int {
 		close(lost)
 	}()
 	_ = cmd.Wait()
-	fmt.Fprintf(status, "exited %d\n", exitCode(cmd.ProcessState))
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		fmt.Fprintf(status, "killed %d\n", int(ws.Signal()))
+	} else {
+		fmt.Fprintf(status, "exited %d\n", exitCode(cmd.ProcessState))
+	}
 	status.Close()
 	<-lost
 	return 0

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,15 +26,12 @@ const (
 	exitNotFound  = 127 // not found
 )
 
-// waitForever is --wait given without a duration.
-const waitForever = "forever"
-
 func (a *app) execCmd() *cobra.Command {
 	var (
 		ttl, grace time.Duration
 		checkEvery time.Duration
 		holder     string
-		wait       string
+		wait       waitFlag
 		publish    string
 		del        bool
 		mf         metricsFlags
@@ -54,16 +52,25 @@ refused a renewal or stopped answering), or a read of the lease record
 (every --check-every, default 10s, whatever --ttl) shows that it was
 broken or taken over, CMD's whole process group gets SIGTERM, then
 SIGKILL after --grace, nothing is published, and exec exits 5, saying
-who broke or took the lease, at which token and when. SIGINT and SIGTERM
-sent to exec are passed on to CMD's group. Nothing CMD started outlives
-exec, even if exec is killed with SIGKILL: a supervisor process, CMD's
-parent, then kills CMD's process group.
+who broke or took the lease, at which token and when.
+
+SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to exec are passed on to CMD's
+group; whatever in it still runs --grace later gets SIGKILL. Nothing is
+published after such a signal, even if CMD exits 0, the lease is
+released, and exec exits 128+N for signal N (130, 143, 129, 131).
+Nothing CMD started outlives exec, even if exec is killed with SIGKILL: a
+supervisor process, CMD's parent, then kills CMD's process group.
+
+--wait waits for another holder's lease instead of exiting 4: --wait 10m
+(or --wait=10m) at most 10 minutes, --wait alone without a limit.
 
 With --publish DIR[:PREFIX], once CMD exits 0 every file under DIR becomes
 a key (PREFIX/path) in ONE fenced commit: the report set appears whole or
-not at all. With --delete, keys under PREFIX that are no longer files in
-DIR are deleted in the same commit. If a newer holder has fenced the
-domain meanwhile, nothing is published and exec exits 3.
+not at all. DIR is looked for only then, so CMD may create it; if it is
+not there, nothing is published and exec exits 1. With --delete, keys
+under PREFIX that are no longer files in DIR are deleted in the same
+commit. If a newer holder has fenced the domain meanwhile, nothing is
+published and exec exits 3.
 
 exec exits with CMD's exit code (128+N when signal N ended it; 127 when
 CMD was not found and 126 when it could not be run, as a shell does), 4 when
@@ -71,7 +78,17 @@ another holder's lease is live (without --wait), 5 when the lease was
 lost, 3 when the publish was fenced.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if at := cmd.ArgsLenAtDash(); at != 1 {
+			at := cmd.ArgsLenAtDash()
+			if at > 0 {
+				// --wait 10m, two words: 10m is among the arguments.
+				pre, err := wait.takeArg(a.args, args[:at])
+				if err != nil {
+					return err
+				}
+				args = append(pre, args[at:]...)
+				at = len(pre)
+			}
+			if at != 1 {
 				return usage("exec: want DOMAIN -- CMD [ARGS...] (put -- before the command)")
 			}
 			domain, argv := args[0], args[1:]
@@ -91,24 +108,19 @@ lost, 3 when the publish was fenced.`,
 				opts.Holder = fmt.Sprintf("%s/exec-%d", defaultHolder(), os.Getpid())
 			}
 			ctx := cmd.Context()
-			switch wait {
-			case "":
-			case waitForever:
+			if wait.set {
 				opts.Wait = true
-			default:
-				d, err := time.ParseDuration(wait)
-				if err != nil || d <= 0 {
-					return usage("exec: --wait=%q: want a positive duration, or --wait alone to wait without a limit", wait)
+				if wait.max > 0 {
+					wctx, cancel := context.WithTimeout(ctx, wait.max)
+					defer cancel()
+					ctx = wctx
 				}
-				opts.Wait = true
-				wctx, cancel := context.WithTimeout(ctx, d)
-				defer cancel()
-				ctx = wctx
 			}
 			if publish != "" {
+				// DIR is looked for once CMD has exited 0: CMD may make it.
 				dir, prefix, _ := strings.Cut(publish, ":")
-				if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-					return usage("exec: --publish %q: not a directory", dir)
+				if dir == "" {
+					return usage("exec: --publish %q: want DIR[:PREFIX]", publish)
 				}
 				opts.Publish = &job.Publish{Dir: dir, Prefix: prefix, Delete: del}
 			} else if del {
@@ -132,19 +144,27 @@ lost, 3 when the publish was fenced.`,
 			if plain, _ := a.plainCopies(cmd); plain {
 				opts.Env = append(opts.Env, envPlain+"=1") // CMD's own fence put copies too
 			}
+			// The signals exec passes on to CMD's group. Any of them also
+			// ends a wait for the lease, and makes exec exit 128+N.
 			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			signal.Notify(sigs, execSignals...)
 			defer signal.Stop(sigs)
-			opts.Signals = sigs
+			ctx, got := relaySignals(ctx, sigs)
+			opts.Signals = got.forward
 			res, err := job.Run(ctx, store, c, domain, argv, opts)
-			m.finish(ctx, a, sigs)
+			m.finish(ctx, a, got.late)
+			if in := got.first(); in != nil {
+				return execInterrupted(domain, argv, opts, in, res, err)
+			}
 			switch {
 			case err == nil && res.ExitCode == 0:
 				return nil
+			case err == nil && res.Signal != nil:
+				return &exitErr{code: res.ExitCode, err: fmt.Errorf("exec: %s was killed by %s", argv[0], nameOf(res.Signal))}
 			case err == nil:
 				return &exitErr{code: res.ExitCode, err: fmt.Errorf("exec: %s exited with status %d", argv[0], res.ExitCode)}
 			case errors.Is(err, coord.ErrLeaseHeld):
-				return a.acquireFailed(cmd.Context(), c, domain, 0, err)
+				return a.acquireFailed(cmd.Context(), c, domain, wait.max, err)
 			case errors.Is(err, coord.ErrLeaseLost):
 				return &exitErr{code: exitLost, err: fmt.Errorf("exec %q: %w", domain, err)}
 			case errors.Is(err, objstore.ErrFenced) && !res.Started:
@@ -163,15 +183,99 @@ lost, 3 when the publish was fenced.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&ttl, "ttl", 30*time.Second, "lease duration, renewed in the background every third of it")
-	f.DurationVar(&grace, "grace", job.DefaultGrace, "time CMD has to exit after SIGTERM before SIGKILL")
+	f.DurationVar(&grace, "grace", job.DefaultGrace, "time CMD's group has to exit after SIGTERM (or a signal exec passes on) before SIGKILL")
 	f.DurationVar(&checkEvery, "check-every", job.DefaultCheckEvery, "read the lease record this `often` while CMD runs (one consistent read each), so that a break or takeover stops CMD within about this long, whatever --ttl")
 	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>/exec-<pid>, one per process)")
-	f.StringVar(&wait, "wait", "", "wait for another holder's lease to end (at most `DURATION` when given) instead of exiting 4")
-	f.Lookup("wait").NoOptDefVal = waitForever
-	f.StringVar(&publish, "publish", "", "after CMD exits 0, commit every file under `DIR[:PREFIX]` at once")
+	addWaitFlag(f, &wait)
+	f.StringVar(&publish, "publish", "", "after CMD exits 0, commit every file under `DIR[:PREFIX]` at once (DIR is looked for then: CMD may create it)")
 	f.BoolVar(&del, "delete", false, "with --publish, also delete keys under PREFIX that are not in DIR")
 	f.StringVar(&mf.addr, "metrics-addr", "", "serve Prometheus metrics on http://`ADDR`/metrics while the run lasts (for example :9090)")
 	f.StringVar(&mf.push, "metrics-push", "", "when the run ends, push its metrics to the Prometheus Pushgateway at `URL` (job fence_exec, grouped by domain)")
-	f.DurationVar(&mf.linger, "metrics-linger", 0, "with --metrics-addr, keep serving the metrics this `long` after the run ends, for a last scrape (a SIGINT or SIGTERM ends it, and exec exits 130 or 143)")
+	f.DurationVar(&mf.linger, "metrics-linger", 0, "with --metrics-addr, keep serving the metrics this `long` after the run ends, for a last scrape (a signal ends it, and exec exits 128+N)")
 	return cmd
+}
+
+// execSignals are the signals exec passes on to CMD's process group.
+var execSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// relayed is what relaySignals hands on: every signal to forward (to
+// job.Run), the first one again to late (for --metrics-linger), and the
+// first one's *interrupted.
+type relayed struct {
+	forward chan os.Signal
+	late    chan os.Signal
+	mu      sync.Mutex
+	in      *interrupted
+}
+
+func (r *relayed) first() *interrupted {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.in
+}
+
+// relaySignals reads sigs for as long as the process runs: the first
+// signal cancels the returned context (ending a wait for the lease) with
+// an *interrupted cause, and every signal is handed on to r.forward
+// (dropped when 4 are pending: the first has started the grace clock).
+func relaySignals(ctx context.Context, sigs <-chan os.Signal) (context.Context, *relayed) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	r := &relayed{forward: make(chan os.Signal, 4), late: make(chan os.Signal, 1)}
+	go func() {
+		for s := range sigs {
+			sig, ok := s.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			r.mu.Lock()
+			if r.in == nil {
+				r.in = &interrupted{sig: sig}
+				r.late <- s
+			}
+			in := r.in
+			r.mu.Unlock()
+			cancel(in)
+			select {
+			case r.forward <- s:
+			default:
+			}
+		}
+	}()
+	return ctx, r
+}
+
+// execInterrupted is exec's error once a signal came: exit 128+N, and a
+// message that says what became of CMD and that nothing was published.
+// A publish that had landed before the signal could stop it is done
+// work: exec then exits as it would have without the signal.
+func execInterrupted(domain string, argv []string, opts *job.Options, in *interrupted, res job.Result, err error) error {
+	if err == nil && res.Published != nil {
+		return nil
+	}
+	var msg string
+	switch {
+	case !res.Started:
+		msg = fmt.Sprintf("%s was not started", argv[0])
+	case res.Signal == syscall.SIGKILL:
+		msg = fmt.Sprintf("passed on to %s's process group, which was still running --grace %s later and was killed with SIGKILL", argv[0], opts.Grace)
+	case res.Signal != nil:
+		msg = fmt.Sprintf("passed on to %s's process group; %s was killed by %s", argv[0], argv[0], nameOf(res.Signal))
+	default:
+		msg = fmt.Sprintf("passed on to %s's process group; %s exited with status %d", argv[0], argv[0], res.ExitCode)
+	}
+	switch {
+	case err != nil && !errors.As(err, new(*interrupted)):
+		msg += ": " + err.Error()
+	case opts.Publish != nil:
+		msg += "; nothing was published"
+	}
+	return &exitErr{code: in.exitCode(), err: fmt.Errorf("exec %q: %w: %s", domain, in, msg)}
+}
+
+// nameOf names a signal: SIGUSR1.
+func nameOf(s os.Signal) string {
+	if sig, ok := s.(syscall.Signal); ok {
+		return signalName(sig)
+	}
+	return s.String()
 }

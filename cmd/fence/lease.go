@@ -28,7 +28,7 @@ func (a *app) leaseAcquireCmd() *cobra.Command {
 		ttl     time.Duration
 		holder  string
 		noFence bool
-		wait    bool
+		wait    waitFlag
 		timeout time.Duration
 	)
 	cmd := &cobra.Command{
@@ -43,11 +43,24 @@ store's highest accepted token for DOMAIN (passed as the floor). Unless
 the previous holder's late writes are rejected from now on, even before
 this holder writes.
 
+--wait waits for another holder's lease instead of exiting 4: --wait 5m
+(or --wait=5m) at most 5 minutes, as for exec; --wait alone without a
+limit. The older spelling --wait --timeout 5m still works (--timeout
+bounds the whole takeover, with or without --wait).
+
 Exits 4 when another holder's lease is live (with --wait, when it is still
-live after --timeout). The lease is not renewed: it ends after --ttl unless
-released earlier.`,
-		Args: cobra.ExactArgs(1),
+live after the wait's bound). The lease is not renewed: it ends after --ttl
+unless released earlier.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --wait 5m, two words: 5m is among the arguments.
+			args, err := wait.takeArg(a.args, args)
+			if err != nil {
+				return err
+			}
+			if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+				return usage("%v", err)
+			}
 			domain := args[0]
 			if holder == "" {
 				holder = defaultHolder()
@@ -58,7 +71,11 @@ released earlier.`,
 			}
 			defer closeAll()
 			// --timeout bounds the whole takeover: reading the floor,
-			// acquiring and fencing.
+			// acquiring and fencing; --wait D, the same (the smaller
+			// bound when both are given).
+			if wait.max > 0 && (timeout == 0 || wait.max < timeout) {
+				timeout = wait.max
+			}
 			ctx := cmd.Context()
 			actx, cancel := ctx, context.CancelFunc(func() {})
 			if timeout > 0 {
@@ -67,7 +84,7 @@ released earlier.`,
 			defer cancel()
 			// The command exits now: the lease lives on, unrenewed, until
 			// --ttl has passed or it is released.
-			l, err := fence.AcquireToken(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait, NoFence: noFence})
+			l, err := fence.AcquireToken(actx, store, c, domain, &fence.AcquireOptions{Holder: holder, TTL: ttl, Wait: wait.set, NoFence: noFence})
 			if err != nil {
 				return a.acquireFailed(ctx, c, domain, timeout, err)
 			}
@@ -87,8 +104,8 @@ released earlier.`,
 	f.DurationVar(&ttl, "ttl", coord.DefaultTTL, "lease duration")
 	f.StringVar(&holder, "holder", "", "holder `NAME` (default <user>@<hostname>)")
 	f.BoolVar(&noFence, "no-fence", false, "do not fence the domain at the store with the new token")
-	f.BoolVar(&wait, "wait", false, "wait for another holder's lease to end instead of exiting 4")
-	f.DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
+	addWaitFlag(f, &wait)
+	f.DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit); --wait --timeout D is the older spelling of --wait D")
 	return cmd
 }
 

@@ -13,18 +13,10 @@ import (
 // number, as shells report a process killed by it.
 type interrupted struct{ sig syscall.Signal }
 
-func (e *interrupted) Error() string {
-	switch e.sig {
-	case syscall.SIGINT:
-		return "interrupted by SIGINT"
-	case syscall.SIGTERM:
-		return "interrupted by SIGTERM"
-	}
-	return "interrupted by signal " + e.sig.String()
-}
+func (e *interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
 
 // exitCode is 128 plus the signal's number: 130 for SIGINT, 143 for
-// SIGTERM.
+// SIGTERM (129 for SIGHUP and 131 for SIGQUIT, which exec handles).
 func (e *interrupted) exitCode() int { return 128 + int(e.sig) }
 
 // signalContext returns a context that the first SIGINT or SIGTERM
