@@ -116,16 +116,32 @@ func (r *groupRig) waitQueued(n int) {
 	r.t.Fatalf("%d commits never queued", n)
 }
 
+// queue starts a commit at token for each key, one after another, each
+// once the one before it waits in the queue, and returns their results.
+func (r *groupRig) queue(token uint64, keys ...string) []<-chan error {
+	var done []<-chan error
+	for i, k := range keys {
+		done = append(done, r.put(token, k))
+		r.waitQueued(i + 1)
+	}
+	return done
+}
+
+// keys returns n keys named by format (one %d).
+func keys(format string, n int) []string {
+	var ks []string
+	for i := range n {
+		ks = append(ks, fmt.Sprintf(format, i))
+	}
+	return ks
+}
+
 // Commits that queue behind a write in flight go in the next write
 // together, each with its own log entry and seq.
 func TestGroupMergesQueuedCommits(t *testing.T) {
 	r := newGroupRig(t, 2)
 	first := r.hold(2, "first")
-	var rest []<-chan error
-	for i := range 15 {
-		rest = append(rest, r.put(2, fmt.Sprintf("k%02d", i)))
-		r.waitQueued(i + 1)
-	}
+	rest := r.queue(2, keys("k%02d", 15)...)
 	close(r.gate)
 	if err := <-first; err != nil {
 		t.Fatal(err)
@@ -161,11 +177,7 @@ func TestGroupMergesQueuedCommits(t *testing.T) {
 func TestGroupMergedReplyLost(t *testing.T) {
 	r := newGroupRig(t, 2)
 	first := r.hold(2, "first")
-	var rest []<-chan error
-	for i := range 8 {
-		rest = append(rest, r.put(2, fmt.Sprintf("k%d", i)))
-		r.waitQueued(i + 1)
-	}
+	rest := r.queue(2, keys("k%d", 8)...)
 	r.f.Add(faulty.Once(faulty.OpPut, r.w.key, faulty.Fault{DropReply: true}))
 	close(r.gate)
 	if err := <-first; err != nil {
@@ -187,11 +199,7 @@ func TestGroupMergedReplyLost(t *testing.T) {
 func TestGroupMergedWriteUnknown(t *testing.T) {
 	r := newGroupRig(t, 2)
 	first := r.hold(2, "first")
-	var rest []<-chan error
-	for i := range 4 {
-		rest = append(rest, r.put(2, fmt.Sprintf("k%d", i)))
-		r.waitQueued(i + 1)
-	}
+	rest := r.queue(2, keys("k%d", 4)...)
 	other := New(r.f.Unwrap(), &Options{Holder: "other", LogLimit: 4})
 	r.f.Add(faulty.Once(faulty.OpPut, r.w.key, faulty.Fault{ErrAfter: errors.New("test: 503"), Then: func() {
 		// Another writer moves the log past the merged write.
@@ -303,11 +311,7 @@ func TestGroupWaiterCancelled(t *testing.T) {
 func TestGroupMovesValuesOutAhead(t *testing.T) {
 	r := newGroupRig(t, 2)
 	first := r.hold(2, "first")
-	var rest []<-chan error
-	for i := range 8 {
-		rest = append(rest, r.put(2, fmt.Sprintf("k%d", i)))
-		r.waitQueued(i + 1)
-	}
+	rest := r.queue(2, keys("k%d", 8)...)
 	close(r.gate)
 	for _, done := range append(rest, first) {
 		if err := <-done; err != nil {

@@ -111,22 +111,7 @@ func (s *Store) spillNeeded(next *format.Manifest) bool {
 // at most half the budget is left. next is a manifest this commit built
 // (Manifest.Next), not a shared one.
 func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
-	type kv struct {
-		key string
-		e   format.Entry
-	}
-	var all []kv
-	for k, e := range next.Keys {
-		if e.Inline {
-			all = append(all, kv{k, e})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if !all[i].e.Committed.Equal(all[j].e.Committed) {
-			return all[i].e.Committed.Before(all[j].e.Committed)
-		}
-		return all[i].key < all[j].key
-	})
+	all := inlineOldestFirst(next)
 	if !next.NeedsFold() {
 		left, keep := next.InlineBytes(), c.s.opts.InlineBudget/2
 		n := 0
@@ -166,6 +151,30 @@ func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 		})
 	}
 	return g.Wait()
+}
+
+// inlineValue is one inline value of a manifest.
+type inlineValue struct {
+	key string
+	e   format.Entry
+}
+
+// inlineOldestFirst returns m's inline values, oldest commit first (then
+// by key): the order in which spills move them out.
+func inlineOldestFirst(m *format.Manifest) []inlineValue {
+	var all []inlineValue
+	for k, e := range m.Keys {
+		if e.Inline {
+			all = append(all, inlineValue{k, e})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].e.Committed.Equal(all[j].e.Committed) {
+			return all[i].e.Committed.Before(all[j].e.Committed)
+		}
+		return all[i].key < all[j].key
+	})
+	return all
 }
 
 // writeSpilled writes inline entry e of key to its version object. The

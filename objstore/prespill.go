@@ -2,7 +2,6 @@ package objstore
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -92,22 +91,7 @@ func (s *Store) prespill(ctx context.Context, m *format.Manifest) {
 	if !m.HasInline() {
 		return
 	}
-	type kv struct {
-		key string
-		e   format.Entry
-	}
-	var all []kv
-	for k, e := range m.Keys {
-		if e.Inline {
-			all = append(all, kv{k, e})
-		}
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if !all[i].e.Committed.Equal(all[j].e.Committed) {
-			return all[i].e.Committed.Before(all[j].e.Committed)
-		}
-		return all[i].key < all[j].key
-	})
+	all := inlineOldestFirst(m)
 	todo := all[:0]
 	for _, x := range all {
 		if !s.pre.has(x.e.Version) {
