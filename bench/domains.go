@@ -36,24 +36,27 @@ func (r *runner) domainsCase(ctx context.Context) []Row {
 		plain := func(ctx context.Context, w int) error {
 			return r.plain.put(ctx, r.plainKey("domains", fmt.Sprint(n), fmt.Sprint(w)), body)
 		}
-		// Warm up: create every domain's manifest and open connections.
-		if _, err := r.phase(ctx, n, 0, fenced); err != nil {
-			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
-			continue
-		}
-		f, p, err := r.alternate(ctx, n, fenced, plain)
-		if err != nil {
-			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
-			continue
-		}
 		workers := fmt.Sprintf("%d workers", n)
 		if n == 1 {
 			workers = "1 worker"
 		}
-		rows = append(rows, throughputRow(id, name, fmt.Sprintf("plain %ss of %s from %s, one key each", r.plain.putCall(), sizeName(size), workers),
-			summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall)))
+		rows = append(rows, r.throughput(ctx, id, name, fmt.Sprintf("plain %ss of %s from %s, one key each", r.plain.putCall(), sizeName(size), workers), n, fenced, plain))
 	}
 	return rows
+}
+
+// throughput measures one throughput row: an untimed warm-up of fenced
+// from n workers (it creates the manifests and opens connections), then
+// alternating phases of fenced and plain (alternate).
+func (r *runner) throughput(ctx context.Context, id, name, baseline string, n int, fenced, plain func(context.Context, int) error) Row {
+	if _, err := r.phase(ctx, n, 0, fenced); err != nil {
+		return errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})[0]
+	}
+	f, p, err := r.alternate(ctx, n, fenced, plain)
+	if err != nil {
+		return errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})[0]
+	}
+	return throughputRow(id, name, baseline, summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall))
 }
 
 // alternate runs ThroughputRounds phases of fenced and of plain from n

@@ -33,18 +33,7 @@ func (r *runner) writersCase(ctx context.Context) []Row {
 		plain := func(ctx context.Context, w int) error {
 			return r.plain.put(ctx, r.plainKey("writers", fmt.Sprint(n), fmt.Sprintf("w%d/%d", w, seq.Add(1))), body)
 		}
-		// Warm up: create the domain's manifest and open connections.
-		if _, err := r.phase(ctx, n, 0, fenced); err != nil {
-			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
-			continue
-		}
-		f, p, err := r.alternate(ctx, n, fenced, plain)
-		if err != nil {
-			rows = append(rows, errRows(err, Row{ID: id, Name: name, Metric: metricThroughput})...)
-			continue
-		}
-		rows = append(rows, throughputRow(id, name, fmt.Sprintf("plain %ss of %s from %d goroutines, a key each", r.plain.putCall(), sizeName(size), n),
-			summarizeOver(f.lat, f.wall), summarizeOver(p.lat, p.wall)))
+		rows = append(rows, r.throughput(ctx, id, name, fmt.Sprintf("plain %ss of %s from %d goroutines, a key each", r.plain.putCall(), sizeName(size), n), n, fenced, plain))
 	}
 	return rows
 }
