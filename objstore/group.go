@@ -146,8 +146,9 @@ func (g *groups) take(domain string) []*waiter {
 }
 
 // release puts the waiters a round did not finish back at the head of
-// domain's queue, and hands the lead to the oldest waiter.
-func (g *groups) release(domain string, open []*waiter) {
+// domain's queue, and hands the lead to the oldest waiter. It reports
+// whether the domain went idle: no commit waits.
+func (g *groups) release(domain string, open []*waiter) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	q := g.m[domain]
@@ -156,6 +157,7 @@ func (g *groups) release(domain string, open []*waiter) {
 	}
 	q.queue = append(open, q.queue...)
 	g.handOff(domain, q)
+	return q.leader == nil
 }
 
 // handOff makes the oldest waiter of q the leader, or leaves domain idle.
@@ -198,7 +200,13 @@ func (s *Store) lead(domain string, self *waiter) {
 	// Every commit a round ends is finished with its own outcome (by
 	// Wrote, Decide or Stop), so the update's error is no one's else.
 	_ = cas.Run(ctx, s.b, up, cas.Updater[*format.Manifest](gp), m, etag)
-	s.groups.release(domain, gp.open)
+	if idle := s.groups.release(domain, gp.open); idle {
+		// The burst is over: the leader's commit returns once the
+		// domain's background writes have ended, so that none outlives
+		// the commits that started it (a caller that has all its
+		// commits back may close the Store, or remove its directory).
+		s.pre.wait(self.ctx, domain)
+	}
 }
 
 // allDone returns a context that carries first's values and ends when the

@@ -32,7 +32,9 @@ import (
 type prespilled struct {
 	mu      sync.Mutex
 	written map[string]bool
-	running map[string]bool // domains with a pre-spill under way
+	// running holds, for each domain with a pre-spill under way, a
+	// channel closed when it ends.
+	running map[string]chan struct{}
 }
 
 // maxPrespilled bounds prespilled.written; past it, it starts afresh (a
@@ -58,26 +60,41 @@ func (p *prespilled) add(version string) {
 func (p *prespilled) start(domain string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.running[domain] {
+	if p.running[domain] != nil {
 		return false
 	}
 	if p.running == nil {
-		p.running = make(map[string]bool)
+		p.running = make(map[string]chan struct{})
 	}
-	p.running[domain] = true
+	p.running[domain] = make(chan struct{})
 	return true
+}
+
+// wait waits until domain's pre-spill, if one runs, has ended, or ctx
+// has.
+func (p *prespilled) wait(ctx context.Context, domain string) {
+	p.mu.Lock()
+	ch := p.running[domain]
+	p.mu.Unlock()
+	if ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // busy reports whether a pre-spill of domain is under way.
 func (p *prespilled) busy(domain string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.running[domain]
+	return p.running[domain] != nil
 }
 
 func (p *prespilled) stop(domain string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	close(p.running[domain])
 	delete(p.running, domain)
 }
 
