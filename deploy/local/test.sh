@@ -5,7 +5,7 @@
 #   bash deploy/local/test.sh
 #
 # It vets, runs every test with the race detector (including the quick
-# mode of the fault suite in integration/faults, about 6 to 7 minutes), then
+# mode of the fault suite in integration/faults, about 5 to 7 minutes), then
 # runs every fuzz target briefly. Settings (environment):
 #   FUZZTIME      how long each fuzz target runs: a count of executions
 #                 (default 200000x) or a duration (60s); 0 skips fuzzing
