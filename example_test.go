@@ -20,7 +20,7 @@ import (
 // embedded default, a local directory; s3://, minio:// and a dynamodb://
 // coordinator work the same), take the lease, stream a CSV through a
 // Writer, commit several keys at once, read a range back, and stop when
-// the session ends. README.md shows this code.
+// the session ends. docs/usage.md shows this code.
 func Example_holder() {
 	dir, err := os.MkdirTemp("", "fence-example-")
 	if err != nil {

@@ -109,15 +109,25 @@ Store URLs (--store):
   mem://[NAME]                memory of this process (tests)
   s3://BUCKET[/PREFIX][?endpoint=URL&region=R&path_style=true&sse=...]
   minio://BUCKET[/PREFIX]?endpoint=http://HOST:PORT[&region=R]
+  gs://BUCKET[/PREFIX][?endpoint=URL]
   azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]
 Coordinator URLs (--coord):
   (empty)                     lease records kept in the store
   dynamodb://TABLE[?endpoint=URL&region=R]
   any store URL               lease records kept in that store
 Credentials come only from the AWS chain (AWS_ACCESS_KEY_ID,
-AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...) and, for azblob://, from
-AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY,
-or DefaultAzureCredential; never from URLs.
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), for gs:// from Application
+Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, ...), and for azblob://
+from AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT and
+AZURE_STORAGE_KEY, or DefaultAzureCredential; never from URLs.
+
+Examples:
+  fence --store s3://my-bucket/fence --coord dynamodb://fence-leases doctor
+  fence --store gs://my-bucket/fence ls reports/monthly
+  AZURE_STORAGE_ACCOUNT=myaccount fence --store azblob://fence/prod ls reports/monthly
+  # emulators: fake-gcs-server, and Azurite (with its account and key set)
+  fence --store 'gs://fence-test?endpoint=http://127.0.0.1:4443' init
+  fence --store 'azblob://fence?endpoint=http://127.0.0.1:10000/devstoreaccount1' init
 
 Exit codes:
   0    ok
