@@ -62,7 +62,13 @@ type Version struct {
 	// (Options.InlineMax): Object then names the version object they
 	// would move to, which does not exist yet.
 	Inline bool `json:"inline,omitempty"`
-	data   []byte
+	// Pack, when set, names the object that holds the bytes, with the
+	// values of other commits: they are the Size bytes at PackOffset in
+	// it, and Object names no object. A commit moves small values out of
+	// the manifest into one pack (see docs/manifest.md, "Packs").
+	Pack       string `json:"pack,omitempty"`
+	PackOffset int64  `json:"pack_offset,omitempty"`
+	data       []byte
 	// crc32c and crc32 are the entry's CRCs (format.Entry), "" when it
 	// records none.
 	crc32c, crc32 string

@@ -220,13 +220,12 @@ type commit struct {
 	stale     bool
 	fresh     *format.Manifest
 	freshETag string
-	// spilled holds the version objects this commit has written for
-	// inline values it moved out (see spill).
-	spilled map[string]bool
 	// claim, when set, makes the commit claim its token as a fence does
 	// (see Store.Claim): a domain raised to it by a commit that is not
 	// the claim's own refuses it.
 	claim *claim
+	// packs holds the packs this commit has written (see spill).
+	packs map[string]bool
 }
 
 func (c *commit) isFence() bool { return len(c.puts) == 0 && len(c.deletes) == 0 }

@@ -12,7 +12,7 @@ import (
 
 // CollectResult counts what Collect found.
 type CollectResult struct {
-	Scanned int `json:"scanned"` // version and shard objects seen
+	Scanned int `json:"scanned"` // version, shard and pack objects seen
 	Live    int `json:"live"`    // named by the manifest
 	Deleted int `json:"deleted"`
 	// DeletedBytes is the size of the objects deleted.
@@ -24,7 +24,7 @@ type CollectResult struct {
 	Kept    int `json:"kept"` // collectable, but inside the grace period (or not fence's)
 }
 
-// Collect deletes domain's version and shard objects that the manifest
+// Collect deletes domain's version, shard and pack objects that the manifest
 // no longer names and that no commit can ever name again. Safety rests on
 // two facts about the manifest M that Collect reads, and on no clock:
 //
@@ -87,6 +87,9 @@ func (s *Store) collect(ctx context.Context, domain string, grace time.Duration)
 	byKey := make(map[string]Version, len(versions))
 	for _, v := range versions {
 		live[v.Object] = true
+		if v.Pack != "" {
+			live[v.Pack] = true
+		}
 		byKey[v.Key] = v
 	}
 	for _, r := range m.Shards {
@@ -153,6 +156,24 @@ func (s *Store) collect(ctx context.Context, domain string, grace time.Duration)
 	})
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list shards: %w", domain, err)
+	}
+	// A pack is judged as a shard is: it is named for the commit attempt
+	// that wrote it, and only that attempt's manifest writes name it.
+	err = s.b.List(ctx, format.PackPrefix(domain), func(o driver.ObjectInfo) error {
+		res.Scanned++
+		if live[o.Key] {
+			res.Live++
+			return nil
+		}
+		if n, ok := format.ParsePackObject(domain, o.Key); ok {
+			judge(o, dead(n.Token, n.Attempt), m.Last.Time)
+		} else {
+			res.Kept++
+		}
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("objstore: collect %q: list packs: %w", domain, err)
 	}
 	for _, o := range doomed {
 		if err := s.b.Delete(ctx, o.Key); err != nil {

@@ -200,13 +200,7 @@ func (s *Store) lead(domain string, self *waiter) {
 	// Every commit a round ends is finished with its own outcome (by
 	// Wrote, Decide or Stop), so the update's error is no one's else.
 	_ = cas.Run(ctx, s.b, up, cas.Updater[*format.Manifest](gp), m, etag)
-	if idle := s.groups.release(domain, gp.open); idle {
-		// The burst is over: the leader's commit returns once the
-		// domain's background writes have ended, so that none outlives
-		// the commits that started it (a caller that has all its
-		// commits back may close the Store, or remove its directory).
-		s.pre.wait(self.ctx, domain)
-	}
+	s.groups.release(domain, gp.open)
 }
 
 // allDone returns a context that carries first's values and ends when the
@@ -351,14 +345,12 @@ func (p *groupPublication) build(ctx context.Context, m *format.Manifest, batch 
 	// The spill and the fold write objects named for the batch's first
 	// commit: a name no other write uses.
 	carrier := batch[0].c
-	s.takeWritten(next)
-	wait := s.canWait(next)
-	if !wait && s.spillNeeded(next) {
+	if s.spillNeeded(next) {
 		if err := carrier.spill(ctx, next); err != nil {
 			return cas.Write{}, err
 		}
 	}
-	if !wait && next.NeedsFold() {
+	if next.NeedsFold() {
 		folded, err := carrier.fold(ctx, next)
 		if err != nil {
 			return cas.Write{}, err
@@ -385,10 +377,6 @@ func (p *groupPublication) Wrote(ctx context.Context, etag string) {
 	}
 	for i, x := range p.batch {
 		p.finish(x, x.c.result(p.next, p.entries[i], false), nil)
-	}
-	if len(p.batch) > 1 || len(p.open) > 0 {
-		// A busy domain: keep the next spill off its commits' path.
-		s.prespill(ctx, p.next)
 	}
 	p.batch = nil
 }

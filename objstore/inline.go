@@ -3,13 +3,9 @@ package objstore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
-	"sync"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
@@ -22,9 +18,9 @@ import (
 // a single GET. The manifest stays small: inline values live only in its
 // overlay, never in shards, and a commit moves them out to their version
 // objects (spills them) before it folds the overlay, or when they would
-// pass Options.InlineBudget. A spilled value's object is written once,
-// under the name the manifest already gives it, by whichever commit
-// spills it; see docs/manifest.md, "Inline values".
+// pass Options.InlineBudget, into one pack (format.PackObject) for all
+// the values it moves; see docs/manifest.md, "Inline values" and
+// "Packs".
 
 // inline reads ch's body when it is small enough to keep in the manifest,
 // and returns its entry, under vk, the name of the version object it
@@ -106,10 +102,13 @@ func (s *Store) spillNeeded(next *format.Manifest) bool {
 	return next.HasInline() && (next.NeedsFold() || next.InlineBytes() > s.opts.InlineBudget)
 }
 
-// spill moves inline values of next to their version objects, in
-// place: every one when next is about to be folded, else the oldest until
-// at most half the budget is left. next is a manifest this commit built
-// (Manifest.Next), not a shared one.
+// spill moves inline values of next out of the manifest, in place:
+// every one when next is about to be folded, else the oldest until at
+// most half the budget is left. It writes them, oldest first, into one
+// pack named for c's attempt (format.PackObject), and each moved entry
+// records the pack and its offset: one request, however many values
+// move. next is a manifest this commit built (Manifest.Next), not a
+// shared one.
 func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 	all := inlineOldestFirst(next)
 	if !next.NeedsFold() {
@@ -121,36 +120,38 @@ func (c *commit) spill(ctx context.Context, next *format.Manifest) error {
 		}
 		all = all[:n]
 	}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(c.s.opts.UploadParallelism)
-	for _, x := range all {
-		g.Go(func() error {
-			mu.Lock()
-			done := c.spilled[x.e.Version] || c.s.pre.has(x.e.Version)
-			mu.Unlock()
-			// A value this commit already moved out, before a manifest
-			// write that lost (412), is not written again: it stayed
-			// named, inline, in every manifest since, so the collector
-			// kept its object.
-			if !done {
-				if err := c.s.writeSpilled(gctx, x.key, x.e); err != nil {
-					return err
-				}
-			}
-			e := withCRCs(x.e)
-			e.Inline, e.Data = false, nil
-			mu.Lock()
-			if c.spilled == nil {
-				c.spilled = make(map[string]bool)
-			}
-			c.spilled[x.e.Version] = true
-			next.Keys[x.key] = e
-			mu.Unlock()
-			return nil
-		})
+	if len(all) == 0 {
+		return nil
 	}
-	return g.Wait()
+	var size int64
+	for _, x := range all {
+		size += x.e.Size
+	}
+	data := make([]byte, 0, size)
+	offsets := make([]int64, len(all))
+	for i, x := range all {
+		offsets[i] = int64(len(data))
+		data = append(data, x.e.Data...)
+	}
+	pack := format.PackObject(c.domain, c.token, c.attempt, data)
+	// A pack this commit wrote before a manifest write that lost (412)
+	// is not written again: its name is its content's.
+	if !c.packs[pack] {
+		if err := c.s.putOwn(ctx, pack, data, "application/octet-stream"); err != nil {
+			return fmt.Errorf("objstore: move %d inline values of %q into pack %q: %w", len(all), c.domain, pack, err)
+		}
+		if c.packs == nil {
+			c.packs = make(map[string]bool)
+		}
+		c.packs[pack] = true
+	}
+	for i, x := range all {
+		e := withCRCs(x.e)
+		e.Inline, e.Data = false, nil
+		e.Pack, e.Offset = pack, offsets[i]
+		next.Keys[x.key] = e
+	}
+	return nil
 }
 
 // inlineValue is one inline value of a manifest.
@@ -175,34 +176,6 @@ func inlineOldestFirst(m *format.Manifest) []inlineValue {
 		return all[i].key < all[j].key
 	})
 	return all
-}
-
-// writeSpilled writes inline entry e of key to its version object. The
-// name is e's alone, so an object already there is an earlier spill of
-// the same bytes (another commit's, or this one's answered 412 on a
-// retry); it is accepted only if it holds them.
-func (s *Store) writeSpilled(ctx context.Context, key string, e format.Entry) error {
-	_, err := s.b.Put(ctx, e.Version, bytes.NewReader(e.Data), e.Size, driver.PutOptions{Mode: driver.Create{}})
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, driver.ErrPreconditionFailed) {
-		return fmt.Errorf("objstore: move inline value of %q to %q: %w", key, e.Version, err)
-	}
-	rc, _, err := s.b.Get(ctx, e.Version, driver.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("objstore: move inline value of %q: %q exists but cannot be read back: %w", key, e.Version, err)
-	}
-	defer rc.Close()
-	d := driver.NewDigester()
-	n, err := io.Copy(d, rc)
-	if err != nil {
-		return fmt.Errorf("objstore: move inline value of %q: read back %q: %w", key, e.Version, err)
-	}
-	if !digestMatches(d.Digest(), e) {
-		return fmt.Errorf("objstore: move inline value of %q: %q already exists with other bytes than the manifest records (%d bytes): %w", key, e.Version, n, ErrIntegrity)
-	}
-	return nil
 }
 
 // inlineReader returns a Reader over v's inline bytes, which it verifies

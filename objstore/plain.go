@@ -199,7 +199,7 @@ func (u *plainCopy) Decide(ctx context.Context, cur plainState) (cas.Write, bool
 	// match the manifest fails the copy rather than publish them.
 	body := u.s.inlineReader(u.v)
 	if !u.v.Inline {
-		rc, _, err := u.s.b.Get(ctx, u.v.Object, driver.GetOptions{})
+		rc, _, err := u.s.getVersion(ctx, u.v, 0, 0)
 		if err != nil {
 			return cas.Write{}, true, fmt.Errorf("objstore: plain copy %q: read version %q: %w", u.key, u.v.Object, err)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/klauspost/readahead"
 
 	"github.com/fencedstore/fence/internal/format"
-	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Reads need no lease and no token: they read the manifest, then the
@@ -94,7 +93,7 @@ func (sn *Snapshot) Get(ctx context.Context, key string) (*Reader, error) {
 	if data, ok := cache.get(v.Object); ok {
 		return sn.s.newReader(v, io.NopCloser(bytes.NewReader(data))), nil
 	}
-	rc, _, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{})
+	rc, _, err := sn.s.getVersion(ctx, v, 0, 0)
 	if err != nil {
 		return nil, sn.readFailed(ctx, v, err)
 	}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-
-	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // NewRangeReader opens length bytes of key's version at the snapshot,
@@ -46,11 +44,11 @@ func (sn *Snapshot) NewRangeReader(ctx context.Context, key string, offset, leng
 	if n == 0 {
 		return io.NopCloser(bytes.NewReader(nil)), nil
 	}
-	rc, info, err := sn.s.b.Get(ctx, v.Object, driver.GetOptions{Offset: offset, Length: n})
+	rc, info, err := sn.s.getVersion(ctx, v, offset, n)
 	if err != nil {
 		return nil, sn.readFailed(ctx, v, err)
 	}
-	if info.Size != v.Size {
+	if v.Pack == "" && info.Size != v.Size {
 		rc.Close()
 		return nil, fmt.Errorf("objstore: version %q of key %q: the object has %d bytes, recorded %d: %w", v.Object, key, info.Size, v.Size, ErrIntegrity)
 	}

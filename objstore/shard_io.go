@@ -103,18 +103,29 @@ func (s *Store) putShard(ctx context.Context, d *format.Shard, token uint64, att
 	if err != nil {
 		return format.ShardRef{}, fmt.Errorf("objstore: %w", err)
 	}
+	if err := s.putOwn(ctx, ref.Object, data, "application/json"); err != nil {
+		return format.ShardRef{}, fmt.Errorf("objstore: write shard %q: %w", ref.Object, err)
+	}
+	s.shards.put(ref.Object, d)
+	return ref, nil
+}
+
+// putOwn writes data to key, a name of one commit attempt's own that
+// also carries the SHA-256 of data (a shard or a pack), retrying what a
+// retry may fix. An object already there under that name is this
+// attempt's earlier write of the same bytes, whose reply was lost.
+func (s *Store) putOwn(ctx context.Context, key string, data []byte, contentType string) error {
 	bo := new(backoff.Backoff)
 	for {
-		_, err := s.b.Put(ctx, ref.Object, bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: "application/json"})
+		_, err := s.b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), driver.PutOptions{Mode: driver.Create{}, ContentType: contentType})
 		if err == nil || errors.Is(err, driver.ErrPreconditionFailed) {
-			s.shards.put(ref.Object, d)
-			return ref, nil
+			return nil
 		}
 		if !transient(ctx, err) && !errors.Is(err, driver.ErrConflict) {
-			return format.ShardRef{}, fmt.Errorf("objstore: write shard %q: %w", ref.Object, err)
+			return err
 		}
 		if werr := bo.Wait(ctx); werr != nil {
-			return format.ShardRef{}, fmt.Errorf("objstore: write shard %q: %w (last error: %w)", ref.Object, werr, err)
+			return fmt.Errorf("%w (last error: %w)", werr, err)
 		}
 	}
 }

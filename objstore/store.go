@@ -30,7 +30,6 @@ type Store struct {
 	claims   claims
 	seen     seenManifests
 	groups   groups
-	pre      prespilled
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

@@ -339,12 +339,16 @@ func checkI6(recs map[string]*domainRecord, dels map[string]map[string]deletion)
 				continue
 			}
 			for _, e := range w.m.Keys {
-				// An inline value's version object exists only once a
-				// commit has moved the value out of the manifest.
-				if e.Version != "" && !e.Inline && !named[e.Version] {
-					named[e.Version] = true
-					if rec.versions[e.Version] == 0 {
-						vs = append(vs, violation{"I6", fmt.Sprintf("%s: manifest seq %d names version %q, which does not exist", d, w.m.Seq, e.Version)})
+				// An inline value has no object until a commit moves
+				// it out of the manifest, into a pack.
+				obj := e.Version
+				if e.Pack != "" {
+					obj = e.Pack
+				}
+				if obj != "" && !e.Inline && !named[obj] {
+					named[obj] = true
+					if rec.versions[obj] == 0 {
+						vs = append(vs, violation{"I6", fmt.Sprintf("%s: manifest seq %d names object %q (for version %q), which does not exist", d, w.m.Seq, obj, e.Version)})
 					}
 				}
 			}
@@ -453,6 +457,10 @@ type deletion struct {
 func judgeDeletions(rec *domainRecord) map[string]deletion {
 	out := map[string]deletion{}
 	for obj, at := range rec.deleted {
+		if p, ok := format.ParsePackObject(rec.domain, obj); ok {
+			out[obj] = judgePackDeletion(rec, obj, p, at)
+			continue
+		}
 		d := deletion{at: at}
 		_, key, tok, attempt, err := format.ParseVersionKey(obj)
 		cur := -1
@@ -637,4 +645,65 @@ func checkX3(h *history, recs map[string]*domainRecord) []violation {
 		}
 	}
 	return vs
+}
+
+// judgePackDeletion judges the deletion of pack obj at time at as
+// judgeDeletions judges a version object's: no manifest current then or
+// written later names it in its overlay, and no commit could still
+// publish it (its token is below the highest, or the commit attempt that
+// wrote it had landed). Shards are not read: a packed value named only
+// by a shard is judged by the reads (I4).
+func judgePackDeletion(rec *domainRecord, obj string, p format.PackName, at time.Time) deletion {
+	d := deletion{at: at}
+	cur := -1
+	for i, w := range rec.writes {
+		if w.m != nil && !w.modified.After(at) {
+			cur = i
+		}
+	}
+	if cur < 0 {
+		d.why = "deleted before the domain had a manifest"
+		return d
+	}
+	names := func(m *format.Manifest) string {
+		for k, e := range m.Keys {
+			if e.Pack == obj {
+				return k
+			}
+		}
+		return ""
+	}
+	m := rec.writes[cur].m
+	d.seq = m.Seq
+	landed := false
+	for _, c := range rec.commits {
+		if c.write <= cur && attemptOf(c.e) == p.Attempt {
+			landed = true
+		}
+	}
+	switch k := names(m); {
+	case k != "":
+		d.why = fmt.Sprintf("pack deleted while the current manifest (seq %d) named it for key %q", m.Seq, k)
+		return d
+	case p.Token < m.Highest || landed:
+		d.ok = true
+	default:
+		d.why = fmt.Sprintf("pack deleted while a commit could still publish it: token %d is not below the highest token %d of the current manifest (seq %d), and its attempt %s had not landed", p.Token, m.Highest, m.Seq, p.Attempt)
+		return d
+	}
+	for _, w := range rec.writes[cur+1:] {
+		if w.m != nil && names(w.m) != "" {
+			d.ok = false
+			d.why = fmt.Sprintf("pack deleted (when seq %d was current), then named by manifest seq %d", m.Seq, w.m.Seq)
+			break
+		}
+	}
+	return d
+}
+
+// dataObject reports whether key is one of domain's version objects or
+// packs: the objects that hold values, whose writes and deletions the
+// checks judge.
+func dataObject(domain, key string) bool {
+	return strings.HasPrefix(key, format.VersionPrefix(domain)) || strings.HasPrefix(key, format.PackPrefix(domain))
 }

@@ -59,7 +59,7 @@ func readGCSRecord(ctx context.Context, bk *storage.BucketHandle, domain string)
 		switch {
 		case a.Name == mkey:
 			manifests = append(manifests, a)
-		case strings.HasPrefix(a.Name, format.VersionPrefix(domain)):
+		case dataObject(domain, a.Name):
 			gens[a.Name] = append(gens[a.Name], a)
 		}
 	}
@@ -167,7 +167,7 @@ func wireRecordOf(lines []spec.WireWrite, prefix, domain string) (*domainRecord,
 		if !ok {
 			continue
 		}
-		manifest, version := key == mkey, strings.HasPrefix(key, format.VersionPrefix(domain))
+		manifest, version := key == mkey, dataObject(domain, key)
 		if !manifest && !version {
 			continue
 		}

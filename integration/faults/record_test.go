@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -205,16 +204,17 @@ func readS3Record(ctx context.Context, c *s3.Client, bucket, domain string) (*do
 			switch {
 			case k == mkey:
 				ids = append(ids, mv{aws.ToString(v.VersionId), aws.ToTime(v.LastModified)})
-			case strings.HasPrefix(k, format.VersionPrefix(domain)):
+			case dataObject(domain, k):
 				d.versions[k]++
 				d.versionTimes[k] = append(d.versionTimes[k], aws.ToTime(v.LastModified))
 			}
 		}
 		for _, m := range page.DeleteMarkers {
-			// Only version objects: the manifest is deleted by I7 and
-			// overwritten by a forgetful store, and lease records by the
-			// coordinator-wipe kind; the checks look at those apart.
-			if k := aws.ToString(m.Key); strings.HasPrefix(k, format.VersionPrefix(domain)) {
+			// Only version objects and packs: the manifest is deleted by
+			// I7 and overwritten by a forgetful store, and lease records
+			// by the coordinator-wipe kind; the checks look at those
+			// apart.
+			if k := aws.ToString(m.Key); dataObject(domain, k) {
 				t := aws.ToTime(m.LastModified)
 				if old, ok := d.deleted[k]; !ok || t.Before(old) {
 					d.deleted[k] = t

@@ -92,6 +92,9 @@ func appendManifest(b []byte, m *Manifest) ([]byte, bool) {
 			b = appendStr(b, r.Object, &ok)
 			b = append(b, `,"count":`...)
 			b = strconv.AppendInt(b, int64(r.Count), 10)
+			if r.Packed {
+				b = append(b, `,"packed":true`...)
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -207,6 +210,14 @@ func appendEntries(b []byte, keys map[string]Entry, ok *bool) []byte {
 			b = append(b, `,"data":"`...)
 			b = base64.StdEncoding.AppendEncode(b, e.Data)
 			b = append(b, '"')
+		}
+		if e.Pack != "" {
+			b = append(b, `,"pack":`...)
+			b = appendStr(b, e.Pack, ok)
+			if e.Offset != 0 {
+				b = append(b, `,"offset":`...)
+				b = strconv.AppendInt(b, e.Offset, 10)
+			}
 		}
 		b = append(b, '}')
 	}

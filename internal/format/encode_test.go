@@ -62,6 +62,17 @@ func TestEncodeMatchesJSON(t *testing.T) {
 				m.Keys[k] = e
 			}
 		}},
+		{"packed values", func(m *Manifest) {
+			pack := PackObject(m.Domain, 7, fmt.Sprintf("%032x", 9), []byte("pack"))
+			var off int64
+			for _, k := range []string{"out/part-1.csv", "out/part-3.csv", "out/part-5.csv"} {
+				e := m.Keys[k]
+				e.Inline, e.Data, e.Pack, e.Offset = false, nil, pack, off
+				off += e.Size
+				m.Keys[k] = e
+			}
+			m.Shards[1].Packed = true
+		}},
 		{"crc32c alone", func(m *Manifest) { e := m.Keys["out/part-0.csv"]; e.CRC32 = ""; m.Keys["out/part-0.csv"] = e }},
 		{"crc32 alone", func(m *Manifest) { e := m.Keys["out/part-0.csv"]; e.CRC32C = ""; m.Keys["out/part-0.csv"] = e }},
 		{"nil keys and log", func(m *Manifest) { m.Keys, m.Log = nil, nil }},

@@ -16,6 +16,7 @@ import (
 //	<domain>/_fence/floor.json                          floor marker
 //	<domain>/_fence/v/<key>@<20-digit token>-<suffix>   write-once versions
 //	<domain>/_fence/s/<token>-<attempt>-<sha256>.json   shards
+//	<domain>/_fence/p/<token>-<attempt>-<sha256>.pack   packs (see pack.go)
 //
 // Zero-padding the token makes lexical order equal token order.
 const (

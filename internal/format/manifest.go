@@ -19,11 +19,15 @@ import (
 // domains; v2 once its keys are folded into shards; v3 while it holds
 // inline values (small values kept in the manifest itself, with or
 // without shards), which builds that read only v1 and v2 refuse instead
-// of looking for version objects that were never written.
+// of looking for version objects that were never written; v4 while its
+// overlay, or a shard it names, holds a value moved into a pack (see
+// PackObject), which builds that read only v1 to v3 refuse for the same
+// reason.
 const (
 	ManifestV1 = "fence.manifest/v1"
 	ManifestV2 = "fence.manifest/v2"
 	ManifestV3 = "fence.manifest/v3"
+	ManifestV4 = "fence.manifest/v4"
 )
 
 // MaxManifestSize bounds how much of a manifest or shard object is read.
@@ -82,6 +86,11 @@ type Entry struct {
 	// overlay holds inline values, never a shard.
 	Inline bool   `json:"inline,omitempty"`
 	Data   []byte `json:"data,omitempty"`
+	// Pack, when set, names the pack that holds the value's bytes (format
+	// v4): Size bytes at Offset. Version then names no object. See
+	// PackObject.
+	Pack   string `json:"pack,omitempty"`
+	Offset int64  `json:"offset,omitempty"`
 }
 
 // InlineBytes returns the bytes of the inline values m holds.
@@ -257,6 +266,8 @@ func Encode(m *Manifest) ([]byte, error) {
 // AppendEncode appends Encode's encoding of m to b. It sets m.Format.
 func AppendEncode(b []byte, m *Manifest) ([]byte, error) {
 	switch {
+	case m.hasPacked():
+		m.Format = ManifestV4
 	case m.HasInline():
 		m.Format = ManifestV3
 	case len(m.Shards) == 0:
@@ -326,12 +337,22 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 	if reason := validateShardRefs(domain, m.Shards); reason != "" {
 		return nil, bad(reason, nil)
 	}
+	if m.Format != ManifestV4 {
+		for _, r := range m.Shards {
+			if r.Packed {
+				return nil, bad(fmt.Sprintf("a %s manifest names shard %q, which holds values in packs (packs need %s)", m.Format, r.Object, ManifestV4), nil)
+			}
+		}
+	}
 	for k, e := range m.Keys {
 		if e.Deleted && len(m.Shards) == 0 {
 			return nil, bad(fmt.Sprintf("key %q is a tombstone in a manifest without shards", k), nil)
 		}
-		if e.Inline && m.Format != ManifestV3 {
-			return nil, bad(fmt.Sprintf("key %q has an inline value in a %s manifest (inline values need %s)", k, m.Format, ManifestV3), nil)
+		if e.Inline && m.Format != ManifestV3 && m.Format != ManifestV4 {
+			return nil, bad(fmt.Sprintf("key %q has an inline value in a %s manifest (inline values need %s or %s)", k, m.Format, ManifestV3, ManifestV4), nil)
+		}
+		if e.Pack != "" && m.Format != ManifestV4 {
+			return nil, bad(fmt.Sprintf("key %q has a value in a pack in a %s manifest (packs need %s)", k, m.Format, ManifestV4), nil)
 		}
 		if len(e.Data) == 0 && e.Data != nil {
 			e.Data = nil // "data": "" reads as empty, as an omitted field does
@@ -359,13 +380,13 @@ func Decode(domain, objectKey string, data []byte) (*Manifest, error) {
 
 // knownFormat reports whether this build reads manifests of format f.
 func knownFormat(f string) bool {
-	return f == ManifestV1 || f == ManifestV2 || f == ManifestV3
+	return f == ManifestV1 || f == ManifestV2 || f == ManifestV3 || f == ManifestV4
 }
 
 // unknownFormat is Decode's reason for a manifest of format f, which it
 // does not read.
 func unknownFormat(f string) string {
-	return fmt.Sprintf("unknown format %q (this build reads %q, %q and %q)", f, ManifestV1, ManifestV2, ManifestV3)
+	return fmt.Sprintf("unknown format %q (this build reads %q, %q, %q and %q)", f, ManifestV1, ManifestV2, ManifestV3, ManifestV4)
 }
 
 // checkEntry checks one key's entry against its domain and the highest
@@ -379,7 +400,7 @@ func checkEntry(domain string, highest uint64, k string, e Entry) (string, error
 		return fmt.Sprintf("key %q: token %d is outside 1..highest_token %d", k, e.Token, highest), nil
 	}
 	if e.Deleted {
-		if e.Version != "" || e.Size != 0 || e.SHA256 != "" || e.CRC32C != "" || e.CRC32 != "" || e.Inline || len(e.Data) > 0 {
+		if e.Version != "" || e.Size != 0 || e.SHA256 != "" || e.CRC32C != "" || e.CRC32 != "" || e.Inline || len(e.Data) > 0 || e.Pack != "" || e.Offset != 0 {
 			return fmt.Sprintf("key %q: a tombstone names a version", k), nil
 		}
 		return "", nil
@@ -389,6 +410,9 @@ func checkEntry(domain string, highest uint64, k string, e Entry) (string, error
 		return fmt.Sprintf("key %q: inline value has %d bytes, size %d", k, len(e.Data), e.Size), nil
 	case !e.Inline && len(e.Data) > 0:
 		return fmt.Sprintf("key %q: data without inline", k), nil
+	}
+	if reason := checkPacked(domain, k, e); reason != "" {
+		return reason, nil
 	}
 	d, vk, tok, _, err := ParseVersionKey(e.Version)
 	if err != nil {

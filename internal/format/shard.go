@@ -21,8 +21,11 @@ import (
 // domain. See docs/manifest.md.
 
 const (
-	// ShardV1 is the format tag of shard objects.
+	// ShardV1 is the format tag of shard objects; ShardV2 that of a
+	// shard holding a value in a pack (see PackObject), which builds
+	// that read only v1 refuse.
 	ShardV1 = "fence.shard/v1"
+	ShardV2 = "fence.shard/v2"
 	// OverlayLimit is the number of inline changes past which a commit
 	// folds the overlay into shards.
 	OverlayLimit = 256
@@ -41,6 +44,9 @@ type ShardRef struct {
 	Object string `json:"object"`
 	// Count is the number of keys in the shard.
 	Count int `json:"count"`
+	// Packed is set when the shard holds a value in a pack: a manifest
+	// that names such a shard is format v4.
+	Packed bool `json:"packed,omitempty"`
 }
 
 // Shard is the content of a shard object.
@@ -189,8 +195,8 @@ func DecodeShard(m *Manifest, ref ShardRef, data []byte) (*Shard, error) {
 		return nil, bad("not JSON", err)
 	}
 	switch {
-	case d.Format != ShardV1:
-		return nil, bad(fmt.Sprintf("unknown format %q", d.Format), nil)
+	case d.Format != ShardV1 && d.Format != ShardV2:
+		return nil, bad(fmt.Sprintf("unknown format %q (this build reads %q and %q)", d.Format, ShardV1, ShardV2), nil)
 	case d.Domain != m.Domain:
 		return nil, bad(fmt.Sprintf("records domain %q, expected %q", d.Domain, m.Domain), nil)
 	}
@@ -204,6 +210,9 @@ func DecodeShard(m *Manifest, ref ShardRef, data []byte) (*Shard, error) {
 		}
 		if e.Inline {
 			return nil, bad(fmt.Sprintf("key %q has an inline value (only a manifest holds them)", k), nil)
+		}
+		if e.Pack != "" && d.Format != ShardV2 {
+			return nil, bad(fmt.Sprintf("key %q has a value in a pack in a %s shard (packs need %s)", k, d.Format, ShardV2), nil)
 		}
 		if !strings.HasPrefix(KeyBits(k), d.Prefix) {
 			return nil, bad(fmt.Sprintf("key %q does not belong to prefix %q", k, d.Prefix), nil)
@@ -238,6 +247,17 @@ func CheckShardRef(m *Manifest, ref ShardRef, d *Shard) error {
 // EncodeShard returns d's canonical encoding and the reference that names
 // it, as written by the commit attempt at token.
 func EncodeShard(d *Shard, token uint64, attempt string) ([]byte, ShardRef, error) {
+	packed := false
+	for _, e := range d.Keys {
+		if e.Pack != "" {
+			packed = true
+			break
+		}
+	}
+	d.Format = ShardV1
+	if packed {
+		d.Format = ShardV2
+	}
 	data, err := json.Marshal(d)
 	if err != nil {
 		return nil, ShardRef{}, fmt.Errorf("encode shard %q of %q: %w", d.Prefix, d.Domain, err)
@@ -247,7 +267,7 @@ func EncodeShard(d *Shard, token uint64, attempt string) ([]byte, ShardRef, erro
 	for _, e := range d.Keys {
 		d.maxToken = max(d.maxToken, e.Token)
 	}
-	return data, ShardRef{Prefix: d.Prefix, Object: ShardObject(d.Domain, token, attempt, data), Count: len(d.Keys)}, nil
+	return data, ShardRef{Prefix: d.Prefix, Object: ShardObject(d.Domain, token, attempt, data), Count: len(d.Keys), Packed: packed}, nil
 }
 
 // Split divides d by the next key-hash bit until every part holds at most

@@ -62,10 +62,10 @@ func testManyWritersLostReplies(t *testing.T, _ *objstore.Store, f *faulty.Backe
 }
 
 // testManyWritersBesideGC is testManyWriters with the collector running
-// beside the writers, with no grace period, the whole time: the values
-// the Store moves out of the manifest ahead of a fold (prespill), and the
-// objects of merged writes, are never collected while a manifest names
-// them, so every put still reads back.
+// beside the writers, with no grace period, the whole time: the packs
+// the Store moves inline values into before a fold, and the objects of
+// merged writes, are never collected while a manifest names them or a
+// write that will name them is in flight, so every put still reads back.
 func testManyWritersBesideGC(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	gc := newStore(f.Unwrap(), &objstore.Options{Holder: "gc"})
 	stop := make(chan struct{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -110,10 +111,10 @@ func testInlineValues(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	}
 }
 
-// testInlineSpilled: inline values past the budget move to their version
-// objects, under the names the manifest gave them; two stores that spill
-// the same value at once both succeed; the collector deletes a spilled
-// object once it is superseded, and none before.
+// testInlineSpilled: inline values past the budget move into packs, each
+// entry naming its pack and offset; two stores that spill the same value
+// at once both succeed; the collector deletes a pack once every value in
+// it is superseded, and none before.
 func testInlineSpilled(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	inlineOnly(t)
 	ctx := tctx(t)
@@ -136,25 +137,44 @@ func testInlineSpilled(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 	if n := m.InlineBytes(); n > 100 {
 		t.Fatalf("manifest holds %d inline bytes, budget 100", n)
 	}
-	spilled := 0
+	packs := map[string]bool{}
 	for k, e := range m.Keys {
 		if e.Inline {
 			continue
 		}
-		spilled++
-		if _, err := f.Unwrap().Head(ctx, e.Version); err != nil {
-			t.Fatalf("spilled value of %s: version object %q: %v", k, e.Version, err)
+		if e.Pack == "" {
+			t.Fatalf("spilled value of %s: %+v names no pack", k, e)
+		}
+		if packs[e.Pack] {
+			continue
+		}
+		packs[e.Pack] = true
+		if _, err := f.Unwrap().Head(ctx, e.Pack); err != nil {
+			t.Fatalf("spilled value of %s: pack %q: %v", k, e.Pack, err)
 		}
 	}
-	if spilled == 0 {
+	if len(packs) == 0 {
 		t.Fatal("no inline value was spilled past the budget")
+	}
+	if m.Format != format.ManifestV4 {
+		t.Fatalf("a manifest naming packs is format %s, want %s", m.Format, format.ManifestV4)
 	}
 	fresh := newStore(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1})
 	for k, v := range model {
 		mustRead(t, fresh, "d", k, v)
 	}
-	if res, err := fresh.Collect(ctx, "d", 0); err != nil || res.Deleted != 0 {
-		t.Fatalf("collect with every value current: %+v, %v; want nothing deleted", res, err)
+	// Packs written by the attempts that lost a race, which no manifest
+	// names, may go; the named ones stay.
+	if res, err := fresh.Collect(ctx, "d", 0); err != nil || res.Live < len(packs) {
+		t.Fatalf("collect with every value current: %+v, %v; want the %d named packs live", res, err, len(packs))
+	}
+	for p := range packs {
+		if _, err := f.Unwrap().Head(ctx, p); err != nil {
+			t.Fatalf("named pack %q after collect: %v", p, err)
+		}
+	}
+	for k, v := range model {
+		mustRead(t, fresh, "d", k, v)
 	}
 	// Supersede every key: the spilled objects are garbage now.
 	for k := range model {
@@ -162,8 +182,13 @@ func testInlineSpilled(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 		model[k] = "new " + k
 	}
 	res, err := fresh.Collect(ctx, "d", 0)
-	if err != nil || res.Deleted < spilled {
-		t.Fatalf("collect after superseding %d spilled values: %+v, %v", spilled, res, err)
+	if err != nil || res.Deleted < len(packs) {
+		t.Fatalf("collect after superseding the values of %d packs: %+v, %v", len(packs), res, err)
+	}
+	for p := range packs {
+		if _, err := f.Unwrap().Head(ctx, p); !errors.Is(err, driver.ErrNotFound) {
+			t.Fatalf("pack %q of superseded values after collect: %v", p, err)
+		}
 	}
 	for k, v := range model {
 		mustRead(t, fresh, "d", k, v)
@@ -171,8 +196,8 @@ func testInlineSpilled(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 }
 
 // testInlineFold: a domain that outgrows the overlay folds it into
-// shards, which hold no inline value: each is moved to its version
-// object first, and every key reads back.
+// shards, which hold no inline value: they are moved into a pack first,
+// and every key reads back.
 func testInlineFold(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	inlineOnly(t)
 	ctx := tctx(t)
@@ -183,6 +208,8 @@ func testInlineFold(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 		changes = append(changes, objstore.PutBytes(k, []byte(k)))
 		model[k] = k
 	}
+	changes = append(changes, objstore.PutBytes("empty", nil))
+	model["empty"] = ""
 	if _, err := s.Commit(ctx, "d", 1, changes, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -192,12 +219,33 @@ func testInlineFold(t *testing.T, s *objstore.Store, f *faulty.Backend) {
 	if err != nil || len(m.Shards) == 0 {
 		t.Fatalf("after %d keys: %v, %d shards", len(changes), err, len(m.Shards))
 	}
-	if e := m.Keys["after"]; !e.Inline || m.Format != format.ManifestV3 {
-		t.Fatalf("the commit after the fold: entry %+v in a %s manifest; want inline, v3", e, m.Format)
+	if e := m.Keys["after"]; !e.Inline || m.Format != format.ManifestV4 {
+		t.Fatalf("the commit after the fold: entry %+v in a %s manifest; want inline, v4 (its shards hold packed values)", e, m.Format)
 	}
 	fresh := newStore(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1})
 	for k, v := range model {
 		mustRead(t, fresh, "d", k, v)
+	}
+	// Ranges of packed values, and an empty one, read from the pack.
+	sn, err := fresh.Snapshot(ctx, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"k0007": "00", "k0100": "010", "k0255": "", "empty": ""} {
+		v, err := sn.Version(ctx, k)
+		if err != nil || v.Pack == "" {
+			t.Fatalf("version of %s: %+v, %v; want it in a pack", k, v, err)
+		}
+		off := int64(min(1, len(model[k])))
+		rc, err := sn.NewRangeReader(ctx, k, off, int64(len(want)))
+		if err != nil {
+			t.Fatalf("range of %s: %v", k, err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(got) != want {
+			t.Fatalf("range [%d, +%d) of %s: %q, %v; want %q", off, len(want), k, got, err, want)
+		}
 	}
 }
 
@@ -223,23 +271,22 @@ func testGCBesideSpill(t *testing.T, _ *objstore.Store, f *faulty.Backend) {
 		done <- err
 	}()
 	<-paused
-	m, err := format.ReadManifest(ctx, f.Unwrap(), "d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj := m.Keys["old"].Version
-	if _, err := f.Unwrap().Head(ctx, obj); err != nil {
-		t.Fatalf("the spilled object %q: %v", obj, err)
+	var obj string
+	if err := f.Unwrap().List(ctx, format.PackPrefix("d"), func(o driver.ObjectInfo) error {
+		obj = o.Key
+		return nil
+	}); err != nil || obj == "" {
+		t.Fatalf("the pack the paused commit wrote: %q, %v", obj, err)
 	}
 	commitPut(t, other, "d", "old", 2, "superseded")
 	if res, err := other.Collect(ctx, "d", 0); err != nil || res.Deleted == 0 {
 		t.Fatalf("collect of the superseded spilled object: %+v, %v", res, err)
 	}
 	if _, err := f.Unwrap().Head(ctx, obj); !errors.Is(err, driver.ErrNotFound) {
-		t.Fatalf("spilled object of a superseded value after collect: %v", err)
+		t.Fatalf("pack of a superseded value, named by no manifest, after collect: %v", err)
 	}
 	close(gate)
-	err = <-done
+	err := <-done
 	wantFenced(t, err, 1, 2)
 	fresh := newStore(f.Unwrap(), &objstore.Options{VersionCacheBytes: -1})
 	mustRead(t, fresh, "d", "old", "superseded")

@@ -66,7 +66,7 @@ func runGC(cfg spec.GC) error {
 }
 
 // collectUnnamed is the broken collector of the negative control: it
-// deletes every version object of domain that the current manifest does
+// deletes every version object and pack of domain that the current manifest does
 // not name, including those a commit in progress is about to publish.
 func collectUnnamed(ctx context.Context, store *objstore.Store, b driver.Backend, domain string) (map[string]int64, error) {
 	st := map[string]int64{}
@@ -81,19 +81,24 @@ func collectUnnamed(ctx context.Context, store *objstore.Store, b driver.Backend
 	named := make(map[string]bool, len(list))
 	for _, v := range list {
 		named[v.Object] = true
+		if v.Pack != "" {
+			named[v.Pack] = true
+		}
 	}
 	var doomed []string
-	err = b.List(ctx, format.VersionPrefix(domain), func(o driver.ObjectInfo) error {
-		st[spec.GCScanned]++
-		if named[o.Key] {
-			st[spec.GCLive]++
-		} else {
-			doomed = append(doomed, o.Key)
+	for _, prefix := range []string{format.VersionPrefix(domain), format.PackPrefix(domain)} {
+		err = b.List(ctx, prefix, func(o driver.ObjectInfo) error {
+			st[spec.GCScanned]++
+			if named[o.Key] {
+				st[spec.GCLive]++
+			} else {
+				doomed = append(doomed, o.Key)
+			}
+			return nil
+		})
+		if err != nil {
+			return st, err
 		}
-		return nil
-	})
-	if err != nil {
-		return st, err
 	}
 	for _, k := range doomed {
 		if err := b.Delete(ctx, k); err != nil {

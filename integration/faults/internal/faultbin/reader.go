@@ -79,7 +79,11 @@ func read(stop context.Context, c *hist.Client, store *objstore.Store, domain st
 				// superseded and collected: I4 judges which, from the
 				// collector's deletions.
 				out.Class = hist.ClassMissing
-				out.Missing = map[string]string{v.Key: v.Object}
+				obj := v.Object
+				if v.Pack != "" {
+					obj = v.Pack // the object that holds the bytes
+				}
+				out.Missing = map[string]string{v.Key: obj}
 			}
 			c.End(rec, hist.Fail, out, err)
 			return nil
