@@ -18,7 +18,8 @@ import (
 
 // The pipeline a holder writes: open a store from its URL (here the
 // embedded default, a local directory; s3://, minio:// and a dynamodb://
-// coordinator work the same), take the lease, stream a CSV through a
+// coordinator work the same once the program imports their backends, as
+// in _ "github.com/fencedstore/fence/objstore/s3store"), take the lease, stream a CSV through a
 // Writer, commit several keys at once, read a range back, and stop when
 // the session ends. docs/usage.md shows this code.
 func Example_holder() {

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// azblob:// is a registered scheme (scheme_azblob.go): listed among the
-// store URL forms, its buckets called containers.
+// azblob:// is a registered scheme (objstore/azblobstore/register.go):
+// listed among the store URL forms, its buckets called containers.
 func TestAzblobRegistered(t *testing.T) {
+	const azblobForm = "azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]"
 	if !strings.Contains(SupportedStores(), azblobForm) || strings.Contains(Supported, "azblob") {
 		t.Errorf("SupportedStores() = %q, Supported = %q; want the azblob form from the registry only", SupportedStores(), Supported)
 	}

@@ -1,11 +1,6 @@
 package config
 
-import (
-	"errors"
-
-	"github.com/aws/smithy-go"
-	"github.com/minio/minio-go/v7"
-)
+import "github.com/fencedstore/fence/config/registry"
 
 // credentialCodes are the error codes with which S3, MinIO and DynamoDB
 // refuse a request's credentials or its signature.
@@ -26,15 +21,7 @@ var credentialCodes = map[string]bool{
 // request's credentials or signature, what to check: the key pair, the
 // profile and the region; otherwise "".
 func credentialHint(err error) string {
-	code := ""
-	var api smithy.APIError
-	var mr minio.ErrorResponse
-	switch {
-	case errors.As(err, &api):
-		code = api.ErrorCode()
-	case errors.As(err, &mr):
-		code = mr.Code
-	}
+	code := registry.ErrorCode(err)
 	if !credentialCodes[code] {
 		return ""
 	}

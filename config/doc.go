@@ -43,21 +43,35 @@
 // kms_key_id). Unknown, repeated and empty parameters are errors that
 // name them.
 //
-// # Schemes of other packages
+// # Backends are linked by import
 //
-// A backend in a package of its own (gs://, azblob://) is not a case in
-// config's switches: it is a Scheme (its URL form, its query parameters,
-// a bucket-name check, an open function, and its bucket for Init and
-// Doctor) registered with Register, as gocloud's
-// blob registers one URLOpener per scheme. Each registration is one file,
-// config/scheme_NAME.go, whose init calls Register; see "How to add a
-// scheme" in scheme.go. The registration lives in config rather than in
-// the backend's package so that a program that imports only the backend
-// does not pull in config's dependencies (the AWS SDK, DynamoDB, minio-go),
-// and so that every program that uses config knows every scheme without
-// a blank import. A program's own backend can call Register from its own
-// package. The built-in schemes (file, mem, s3, minio, dynamodb) keep
-// their code: they parse and open exactly as before.
+// config parses every URL form above, but opens only the schemes whose
+// package the program imports: each backend registers its scheme from an
+// init function (its register.go), as gocloud's blob registers one
+// URLOpener per scheme, so a program that opens only mem:// links none of
+// the cloud SDKs. file:// and mem:// are built in (objstore/filestore and
+// objstore/memstore need only the standard library and packages config
+// links anyway). The others need a blank import:
+//
+//	import (
+//		_ "github.com/fencedstore/fence/objstore/s3store"     // s3://
+//		_ "github.com/fencedstore/fence/objstore/miniostore"  // minio://
+//		_ "github.com/fencedstore/fence/objstore/gcsstore"    // gs://
+//		_ "github.com/fencedstore/fence/objstore/azblobstore" // azblob://
+//		_ "github.com/fencedstore/fence/coord/dynamocoord"    // dynamodb://
+//	)
+//
+// A URL whose backend the program does not link is refused (ErrBadURL)
+// with the import line to add. The fence command imports them all
+// (cmd/fence/backends.go).
+//
+// The registry is package config/registry, which the backends import
+// instead of config: a program that imports only a backend does not link
+// config, and config's own tests can import every backend. A program's
+// own backend registers a Scheme (its URL form, its query parameters, a
+// bucket-name check, an open function, and its bucket for Init and
+// Doctor) with Register or registry.Register; see "How to add a scheme"
+// in scheme.go.
 //
 // # Credentials
 //

@@ -14,7 +14,6 @@ import (
 	"github.com/fencedstore/fence/coord/bucketlease"
 	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
-	"github.com/fencedstore/fence/objstore/s3store"
 	"github.com/fencedstore/fence/policy"
 )
 
@@ -127,7 +126,16 @@ type doctor struct {
 }
 
 func (d *doctor) add(name string, st Status, format string, args ...any) {
-	c := Check{Name: name, Status: st, Detail: fmt.Sprintf(format, args...)}
+	// One line per check: an SDK's error in its one-line form
+	// (driver.Brief).
+	brief := make([]any, len(args))
+	for i, a := range args {
+		brief[i] = a
+		if err, ok := a.(error); ok {
+			brief[i] = driver.Brief(err)
+		}
+	}
+	c := Check{Name: name, Status: st, Detail: fmt.Sprintf(format, brief...)}
 	if st == StatusFail {
 		// A refused key or signature says which settings to check.
 		for _, a := range args {
@@ -202,7 +210,7 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 	}
 	exists, err := r.exists(cctx)
 	switch {
-	case err != nil && loc.Scheme != "file" && !reached(err) && (r.reached == nil || !r.reached(err)):
+	case err != nil && loc.Scheme != "file" && !r.answered(err):
 		d.add(names[0], StatusFail, "%s: %v", where, err)
 		d.add(existsName, StatusSkip, "not reachable")
 		d.add(names[2], StatusSkip, "not reachable")
@@ -262,7 +270,8 @@ func (d *doctor) checkStore(ctx context.Context, loc Location, lease bool) drive
 		}
 		return b
 	}
-	d.add(names[2], StatusOK, "one of 4 concurrent If-None-Match: * creates won; If-None-Match: * and a stale If-Match were refused%s, a current If-Match accepted", multipartNote(b))
+	c := driver.ConditionsOf(b)
+	d.add(names[2], StatusOK, "one of 4 concurrent %s creates won; %s and a stale %s were refused%s, a current %s accepted", c.Create, c.Create, c.Update, multipartNote(b), c.Update)
 	if !lease {
 		d.checkPolicy(cctx, b)
 	}
@@ -317,7 +326,7 @@ func (d *doctor) checkSSE(ctx context.Context, name string, b driver.Backend) bo
 // does not.
 func (d *doctor) checkPolicy(ctx context.Context, b driver.Backend) {
 	const name = "bucket policy requires conditional writes"
-	s3b, ok := b.(*s3store.Backend)
+	s3b, ok := b.(policyBucket)
 	if !ok {
 		if strings.HasPrefix(b.Location(), "minio://") || strings.HasPrefix(b.Location(), "s3://") {
 			d.add(name, StatusSkip, "checked for s3:// stores only")
@@ -350,14 +359,14 @@ func (d *doctor) checkTable(ctx context.Context, loc Location) *coord.Coordinato
 	}
 	// A consistent read of the scratch domain's item: any answer from
 	// the server, even "no such table", shows it is reachable.
-	c := coord.New(r.dynamo)
-	if _, err := c.State(cctx, d.opts.Domain); err != nil && !reached(err) {
+	c := coord.New(r.table.Driver())
+	if _, err := c.State(cctx, d.opts.Domain); err != nil && !r.answered(err) {
 		d.add(reach, StatusFail, "%s: %v", r.location, err)
 		d.add(table, StatusSkip, "not reachable")
 		return nil
 	}
 	d.add(reach, StatusOK, "%s", r.location)
-	if err := r.dynamo.CheckTable(cctx); err != nil {
+	if err := r.table.Check(cctx); err != nil {
 		d.add(table, StatusFail, "%v", err)
 		return nil
 	}

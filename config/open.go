@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/fencedstore/fence/config/registry"
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/coord/bucketlease"
-	"github.com/fencedstore/fence/coord/dynamocoord"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/objstore/memstore"
-	"github.com/fencedstore/fence/objstore/miniostore"
-	"github.com/fencedstore/fence/objstore/s3store"
 	"github.com/fencedstore/fence/observe"
 )
 
@@ -87,7 +85,7 @@ func OpenCoordinator(ctx context.Context, rawURL string, store driver.Backend, o
 		return nil, err
 	}
 	if loc.Scheme == "dynamodb" {
-		d, err := dynamocoord.Open(ctx, loc.Table, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
+		d, err := openCoordinatorDriver(ctx, loc)
 		if err != nil {
 			return nil, fmt.Errorf("config: open coordinator %q: %w", Redact(rawURL), err)
 		}
@@ -155,21 +153,42 @@ func open(ctx context.Context, loc Location) (driver.Backend, error) {
 		return filestore.Open(loc.Path)
 	case "mem":
 		return memBackend(loc.Path), nil
-	case "s3":
-		return s3store.Open(ctx, loc.Bucket, loc.Prefix, &s3store.Options{
-			Endpoint: loc.Endpoint, Region: loc.Region, PathStyle: loc.PathStyle, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
-		})
-	case "minio":
-		// An https endpoint makes the connection use TLS.
-		return miniostore.Open(loc.Endpoint, loc.Bucket, loc.Prefix, &miniostore.Options{
-			Region: loc.Region, SSE: loc.SSE, KMSKeyID: loc.KMSKeyID,
-		})
 	}
-	if s, ok := lookup(loc.Scheme); ok {
-		return s.Open(ctx, loc)
+	o, ok := openerOf(loc.Scheme)
+	if !ok {
+		return nil, errNoBackend(loc.Scheme)
 	}
-	// ParseURL accepts no other scheme.
-	return nil, fmt.Errorf("scheme %q has no backend", loc.Scheme)
+	return o.Open(ctx, loc)
+}
+
+// openerOf returns how to open and check the stores of scheme: its
+// Opener (s3, minio) or its registered Scheme's.
+func openerOf(scheme string) (registry.Opener, bool) {
+	if o, ok := registry.LookupOpener(scheme); ok {
+		return o, true
+	}
+	s, ok := lookup(scheme)
+	return registry.Opener{Open: s.Open, Bucket: s.Bucket, Reached: s.Reached}, ok
+}
+
+// openCoordinatorDriver opens the driver of a coordinator-only URL
+// (dynamodb://).
+func openCoordinatorDriver(ctx context.Context, loc Location) (coord.Driver, error) {
+	c, ok := registry.LookupCoordinator(loc.Scheme)
+	if !ok {
+		return nil, errNoBackend(loc.Scheme)
+	}
+	return c.Open(ctx, loc)
+}
+
+// errNoBackend says that this program cannot open URLs of scheme, which
+// ParseURL has accepted: it does not happen unless a Location was built
+// by hand.
+func errNoBackend(scheme string) error {
+	if reason := notLinked(scheme); reason != "" {
+		return errors.New(reason)
+	}
+	return fmt.Errorf("scheme %q has no backend", scheme)
 }
 
 var (

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fencedstore/fence/objstore/s3store"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/policy"
 )
 
@@ -99,7 +99,17 @@ func CheckPolicy(ctx context.Context, storeURL, partition string) error {
 	return policy.Check(raw, want)
 }
 
-func openPolicyBucket(ctx context.Context, storeURL, partition string) (*s3store.Backend, policy.Document, error) {
+// policyBucket is a store with a bucket policy: an s3:// store
+// (objstore/s3store).
+type policyBucket interface {
+	driver.Backend
+	Bucket() string
+	Prefix() string
+	BucketPolicy(ctx context.Context) (string, error)
+	SetBucketPolicy(ctx context.Context, doc string) error
+}
+
+func openPolicyBucket(ctx context.Context, storeURL, partition string) (policyBucket, policy.Document, error) {
 	loc, err := s3Location(storeURL, false)
 	if err != nil {
 		return nil, policy.Document{}, err
@@ -108,7 +118,7 @@ func openPolicyBucket(ctx context.Context, storeURL, partition string) (*s3store
 	if err != nil {
 		return nil, policy.Document{}, err
 	}
-	s3b, ok := b.(*s3store.Backend)
+	s3b, ok := b.(policyBucket)
 	if !ok {
 		b.Close()
 		return nil, policy.Document{}, fmt.Errorf("%w, not %s", ErrNotS3, Redact(storeURL))

@@ -8,16 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
-	"github.com/minio/minio-go/v7"
-
-	"github.com/fencedstore/fence/coord/dynamocoord"
+	"github.com/fencedstore/fence/config/registry"
 	"github.com/fencedstore/fence/objstore/filestore"
-	"github.com/fencedstore/fence/objstore/miniostore"
-	"github.com/fencedstore/fence/objstore/s3store"
 )
 
 // resource is the one thing a URL needs to exist before fence can use
@@ -31,12 +23,17 @@ type resource struct {
 	exists func(ctx context.Context) (bool, error)
 	// create creates it; nil when there is nothing to create.
 	create func(ctx context.Context) error
-	// reached, when set, is reached for the errors of a registered
-	// scheme's exists.
+	// reached reports whether an error of exists, or of the table's
+	// driver, came with an answer from the server; nil means never.
 	reached func(error) bool
-	// dynamo is the table's driver (tables only).
-	dynamo *dynamocoord.Driver
+	// table is the coordinator's table (tables only).
+	table registry.Table
 }
+
+// answered reports whether err, from exists or the table's driver, came
+// with an answer from the server (an HTTP error status or an API error),
+// as opposed to no connection, a timeout or missing credentials.
+func (r *resource) answered(err error) bool { return r.reached != nil && r.reached(err) }
 
 // key identifies the resource, so that a store and a coordinator in one
 // bucket count once.
@@ -74,51 +71,31 @@ func newResource(ctx context.Context, loc Location) (*resource, error) {
 			kind: "memory store", name: loc.Path, location: loc.String() + " (in this process only)",
 			exists: func(context.Context) (bool, error) { return true, nil },
 		}, nil
-	case "s3":
-		// Without the prefix: the bucket is the resource.
-		b, err := s3store.Open(ctx, loc.Bucket, "", &s3store.Options{Endpoint: loc.Endpoint, Region: loc.Region, PathStyle: loc.PathStyle})
-		if err != nil {
-			return nil, err
-		}
-		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
-			exists: b.BucketExists, create: b.EnsureBucket}, nil
-	case "minio":
-		b, err := miniostore.Open(loc.Endpoint, loc.Bucket, "", &miniostore.Options{Region: loc.Region})
-		if err != nil {
-			return nil, err
-		}
-		return &resource{kind: "bucket", name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
-			exists: b.BucketExists, create: b.EnsureBucket}, nil
 	case "dynamodb":
-		client, err := dynamocoord.NewClient(ctx, &dynamocoord.OpenOptions{Endpoint: loc.Endpoint, Region: loc.Region})
+		c, ok := registry.LookupCoordinator(loc.Scheme)
+		if !ok {
+			return nil, errNoBackend(loc.Scheme)
+		}
+		t, err := c.Table(ctx, loc)
 		if err != nil {
 			return nil, err
 		}
-		c, err := dynamocoord.New(client, loc.Table, nil)
-		if err != nil {
-			return nil, err
-		}
-		return &resource{
-			kind: "table", name: loc.Table, location: tableLocation(client, loc.Table), dynamo: c,
-			exists: func(ctx context.Context) (bool, error) {
-				err := c.CheckTable(ctx)
-				if errors.Is(err, dynamocoord.ErrTableNotFound) {
-					return false, nil
-				}
-				return err == nil, err
-			},
-			create: func(ctx context.Context) error { return dynamocoord.CreateTable(ctx, client, loc.Table) },
-		}, nil
+		return &resource{kind: "table", name: loc.Table, location: t.Location(), table: t,
+			exists: t.Exists, create: t.Create, reached: c.Reached}, nil
 	}
-	if s, ok := lookup(loc.Scheme); ok && s.Bucket != nil {
-		b, err := s.Bucket(ctx, loc)
-		if err != nil {
-			return nil, err
-		}
-		return &resource{kind: kindOf(loc.Scheme), name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
-			exists: b.BucketExists, create: b.EnsureBucket, reached: s.Reached}, nil
+	o, ok := openerOf(loc.Scheme)
+	if !ok {
+		return nil, errNoBackend(loc.Scheme)
 	}
-	return nil, fmt.Errorf("config: scheme %q has no resource", loc.Scheme)
+	if o.Bucket == nil {
+		return nil, fmt.Errorf("config: scheme %q has no resource", loc.Scheme)
+	}
+	b, err := o.Bucket(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	return &resource{kind: kindOf(loc.Scheme), name: loc.Bucket, location: b.Location(), store: withPrefix(b.Location(), loc),
+		exists: b.BucketExists, create: b.EnsureBucket, reached: o.Reached}, nil
 }
 
 // withPrefix inserts loc's prefix into a bucket's location
@@ -129,30 +106,4 @@ func withPrefix(bucketLocation string, loc Location) string {
 		return bucketLocation
 	}
 	return head + "/" + loc.Prefix + bucketLocation[len(head):]
-}
-
-// tableLocation names a table and the endpoint its client talks to.
-func tableLocation(client *dynamodb.Client, table string) string {
-	o := client.Options()
-	endpoint := "https://dynamodb." + o.Region + ".amazonaws.com"
-	if o.BaseEndpoint != nil && *o.BaseEndpoint != "" {
-		endpoint = Redact(*o.BaseEndpoint)
-	}
-	return "dynamodb://" + table + "@" + endpoint
-}
-
-// reached reports whether err came with an answer from the server (an
-// HTTP error status or an API error), as opposed to no connection, a
-// timeout or missing credentials.
-func reached(err error) bool {
-	var send *smithyhttp.RequestSendError
-	if errors.As(err, &send) {
-		return false
-	}
-	var re *awshttp.ResponseError // status 0 when no reply came
-	var api smithy.APIError
-	var mr minio.ErrorResponse
-	return errors.As(err, &re) && re.HTTPStatusCode() != 0 || errors.As(err, &api) ||
-		errors.As(err, &mr) && mr.StatusCode != 0 ||
-		errors.Is(err, dynamocoord.ErrTableNotFound) || errors.Is(err, dynamocoord.ErrWrongSchema)
 }

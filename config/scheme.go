@@ -1,123 +1,45 @@
 package config
 
 import (
-	"context"
-	"fmt"
 	"slices"
-	"strings"
-	"sync"
 
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/config/registry"
 )
 
-// How to add a scheme: write a file config/scheme_NAME.go whose init calls
-// Register("NAME", Scheme{...}) with the backend package's open function
-// (see scheme_gs.go, and scheme_azblob.go for one whose buckets are
-// containers, whose endpoints carry a path and whose URLs take one more
-// parameter). ParseURL, OpenBackend, OpenCoordinator, Init and
-// Doctor then take NAME://BUCKET[/PREFIX][?PARAMS] URLs; nothing else in
-// config changes. A parameter that Location has no field for yet needs
+// How to add a scheme: write a file register.go in the backend's package
+// whose init calls registry.Register("NAME", registry.Scheme{...}) with
+// the package's open function (see objstore/gcsstore/register.go, and
+// objstore/azblobstore/register.go for one whose buckets are containers,
+// whose endpoints carry a path and whose URLs take one more parameter).
+// A program that imports the package then has ParseURL, OpenBackend,
+// OpenCoordinator, Init and Doctor take NAME://BUCKET[/PREFIX][?PARAMS]
+// URLs; nothing in config changes, except that fence's own schemes are
+// listed in backendImports, so that a program that lacks the import is
+// told which one to add. A parameter that Location has no field for yet needs
 // that field and a case in parseQuery and Location.query.
 
 // Scheme is how config parses, opens, creates and checks the URLs of one
 // bucket-style store scheme, NAME://BUCKET[/PREFIX][?PARAMS], whose
-// backend lives in a package of its own (gocloud's URLOpener).
-type Scheme struct {
-	// Form is the URL's form for messages and help, for example
-	// "gs://BUCKET[/PREFIX][?endpoint=URL]".
-	Form string
-	// Params are the query parameters the URLs take, in the order
-	// messages list them; each one Location has a field for
-	// ("endpoint", "region", "sse", "kms_key_id", "path_style",
-	// "account").
-	Params []string
-	// Kind is what a URL's bucket is called in messages, Init's report
-	// and Doctor's checks ("container" for Azure); "" means "bucket".
-	Kind string
-	// CredentialsHelp says where the scheme's credentials come from, for
-	// the messages that refuse credentials in its URLs; "" means the
-	// standard AWS chain's.
-	CredentialsHelp string
-	// CheckBucket returns why a bucket name is wrong, or "" (also for
-	// the empty name, when the URL has none). nil means S3's rules.
-	CheckBucket func(name string) string
-	// CheckEndpoint returns why an endpoint= value is wrong, or "", in
-	// place of http(s)://HOST[:PORT]; ParseURL has already refused a
-	// value with credentials. nil means http(s)://HOST[:PORT].
-	CheckEndpoint func(value string) string
-	// Validate returns why a parsed Location cannot be used, or "";
-	// nil accepts every one.
-	Validate func(Location) string
-	// Open opens the backend. It sends no request.
-	Open func(ctx context.Context, loc Location) (driver.Backend, error)
-	// Bucket returns the URL's bucket (without its prefix) for Init,
-	// which creates it, and Doctor, which checks it. It sends no
-	// request.
-	Bucket func(ctx context.Context, loc Location) (Bucket, error)
-	// Reached reports whether err, from the bucket's BucketExists, came
-	// with an answer from the server rather than from no connection,
-	// a timeout or missing credentials. nil means never.
-	Reached func(err error) bool
-}
+// backend lives in a package of its own (gocloud's URLOpener); see
+// registry.Scheme for its fields.
+type Scheme = registry.Scheme
 
 // Bucket is a registered scheme's bucket, which Init creates and Doctor
-// checks.
-type Bucket interface {
-	// Location names the bucket and where it is, without credentials.
-	Location() string
-	// BucketExists reports whether the bucket exists: (false, nil) when
-	// it does not.
-	BucketExists(ctx context.Context) (bool, error)
-	// EnsureBucket creates the bucket unless it exists.
-	EnsureBucket(ctx context.Context) error
-}
-
-var (
-	schemesMu sync.RWMutex
-	schemes   = map[string]Scheme{}
-)
-
-// builtin are the schemes config handles itself.
-var builtin = []string{"file", "mem", "s3", "minio", "dynamodb"}
+// checks (registry.Bucket).
+type Bucket = registry.Bucket
 
 // Register makes config take URLs of scheme name, a lower-case scheme
 // such as "gs". It panics when name is malformed, built in or already
 // registered, or s lacks Form or Open, as database/sql.Register does:
-// call it from an init function.
-func Register(name string, s Scheme) {
-	schemesMu.Lock()
-	defer schemesMu.Unlock()
-	_, dup := schemes[name]
-	switch {
-	case !validScheme(name) || name != strings.ToLower(name):
-		panic(fmt.Sprintf("config: Register: malformed scheme %q", name))
-	case dup || slices.Contains(builtin, name):
-		panic(fmt.Sprintf("config: Register: scheme %q registered twice", name))
-	case s.Form == "" || s.Open == nil:
-		panic(fmt.Sprintf("config: Register(%q): Form and Open are required", name))
-	}
-	schemes[name] = s
-}
+// call it from an init function. It is registry.Register, which a
+// backend's package calls without importing config.
+func Register(name string, s Scheme) { registry.Register(name, s) }
 
 // lookup returns the registered scheme name.
-func lookup(name string) (Scheme, bool) {
-	schemesMu.RLock()
-	defer schemesMu.RUnlock()
-	s, ok := schemes[name]
-	return s, ok
-}
+func lookup(name string) (Scheme, bool) { return registry.Lookup(name) }
 
 // registered returns the registered scheme names, sorted.
-func registered() []string {
-	schemesMu.RLock()
-	defer schemesMu.RUnlock()
-	names := make([]string, 0, len(schemes))
-	for name := range schemes {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
+func registered() []string { return registry.Names() }
 
 // SupportedStores lists every store URL form, the built-in ones
 // (Supported) and the registered ones, for messages and help.
@@ -169,8 +91,9 @@ func credentialsHelpOf(scheme string) string {
 	return credentialsHelp
 }
 
-// KnownScheme reports whether ParseURL accepts URLs of scheme name.
+// KnownScheme reports whether ParseURL accepts URLs of scheme name: a
+// built-in scheme whose backend this program links, or a registered one.
 func KnownScheme(name string) bool {
 	_, ok := lookup(name)
-	return ok || slices.Contains(builtin, name)
+	return ok || slices.Contains(registry.Builtin, name) && linked(name)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fencedstore/fence/config/registry"
 )
 
 // ErrBadURL: a store or coordinator URL was rejected before anything was
@@ -34,104 +36,8 @@ const SupportedCoordinators = "dynamodb://TABLE[?endpoint=URL&region=R], or any 
 // builtinStores are the store schemes config handles itself.
 const builtinStores = "file://, mem://, s3://, minio://"
 
-// Location is a parsed store or coordinator URL. It is comparable, and
-// String returns a URL that parses back to the same Location. It never
-// holds credentials: ParseURL refuses URLs that carry them.
-type Location struct {
-	// Scheme is "file", "mem", "s3", "minio", "dynamodb" or a
-	// registered scheme ("gs", "azblob"), lower case.
-	Scheme string
-	// Path is the directory of a file URL, taken literally (relative to
-	// the working directory unless it starts with '/'), or the name of a
-	// mem URL ("" for a fresh, unshared store).
-	Path string
-	// Bucket is the bucket of an s3, minio or registered scheme's URL
-	// (an azblob URL's container).
-	Bucket string
-	// Prefix is the key prefix of a bucket URL, without leading or
-	// trailing '/'; "" for the whole bucket.
-	Prefix string
-	// Table is the table of a dynamodb URL.
-	Table string
-	// Endpoint is the server's base URL, http(s)://HOST[:PORT] (s3,
-	// minio, dynamodb; a registered scheme's CheckEndpoint may allow
-	// more, as azblob allows the account's path). Empty means the AWS configuration decides (s3,
-	// dynamodb); a minio URL always has one.
-	Endpoint string
-	// Region is the AWS region (s3, minio, dynamodb); empty means the
-	// AWS configuration decides.
-	Region string
-	// PathStyle addresses the bucket as ENDPOINT/BUCKET (s3).
-	PathStyle bool
-	// SSE is the server-side encryption of written objects: "",
-	// "AES256" or "aws:kms" (s3, minio).
-	SSE string
-	// KMSKeyID is the KMS key of SSE "aws:kms" (s3, minio).
-	KMSKeyID string
-	// Account is the Azure storage account (azblob); empty means the
-	// environment or the endpoint names it (Azurite's endpoint ends in
-	// it: http://127.0.0.1:10000/devstoreaccount1).
-	Account string
-}
-
-// String returns the URL that parses back to l.
-func (l Location) String() string {
-	switch l.Scheme {
-	case "s3", "minio":
-		return l.bucketURL()
-	case "dynamodb":
-		return "dynamodb://" + l.Table + l.query()
-	}
-	if _, ok := lookup(l.Scheme); ok {
-		return l.bucketURL()
-	}
-	return l.Scheme + "://" + l.Path
-}
-
-// bucketURL returns SCHEME://BUCKET[/PREFIX][?QUERY].
-func (l Location) bucketURL() string {
-	s := l.Scheme + "://" + l.Bucket
-	if l.Prefix != "" {
-		s += "/" + l.Prefix
-	}
-	return s + l.query()
-}
-
-// query returns l's query parameters in a fixed order, "" when none.
-func (l Location) query() string {
-	var q []string
-	add := func(name, value string) {
-		if value != "" {
-			q = append(q, name+"="+escapeValue(value))
-		}
-	}
-	add("endpoint", l.Endpoint)
-	add("account", l.Account)
-	add("region", l.Region)
-	if l.PathStyle {
-		add("path_style", "true")
-	}
-	add("sse", l.SSE)
-	add("kms_key_id", l.KMSKeyID)
-	if len(q) == 0 {
-		return ""
-	}
-	return "?" + strings.Join(q, "&")
-}
-
-// escapeValue percent-encodes a query value, keeping ':' and '/' so that
-// endpoints stay readable.
-func escapeValue(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:/", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
+// Location is a parsed store or coordinator URL (registry.Location).
+type Location = registry.Location
 
 // Query parameters each scheme takes, in the order messages list them.
 var schemeParams = map[string][]string{
@@ -163,8 +69,11 @@ func ParseURL(raw string) (Location, error) {
 		return bad("no scheme; supported: %s (for a local directory write file://%s)", supportedSchemes(), Redact(raw))
 	}
 	scheme := strings.ToLower(raw[:i])
-	if !validScheme(scheme) {
+	if !registry.ValidScheme(scheme) {
 		return bad("malformed scheme %q; supported: %s", raw[:i], supportedSchemes())
+	}
+	if reason := notLinked(scheme); reason != "" {
+		return bad("%s", reason)
 	}
 	rest := raw[i+3:]
 	switch scheme {
@@ -216,7 +125,10 @@ func ParseURL(raw string) (Location, error) {
 func parseRemote(scheme, rest string) (Location, string) {
 	loc := Location{Scheme: scheme}
 	sc, registered := lookup(scheme)
-	first := rest[:authorityEnd(rest)]
+	first := rest // the authority: up to the first '/', '?' or '#'
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		first = rest[:end]
+	}
 	switch {
 	case strings.Contains(first, "@"), strings.Contains(first, ":") && strings.Contains(rest, "@"):
 		return loc, "credentials in URLs are not accepted: " + credentialsHelpOf(scheme)
@@ -288,7 +200,7 @@ func parseQuery(loc *Location, rawQuery string) string {
 		switch {
 		case !known && slices.Contains(schemeParams["s3"], name):
 			return fmt.Sprintf("query parameter %q is not one of %s:// URLs, which take %s", name, loc.Scheme, strings.Join(allowed, ", "))
-		case !known && looksSecret(name):
+		case !known && registry.LooksSecret(name):
 			return fmt.Sprintf("query parameter %q looks like a credential; %s", name, credentialsHelpOf(loc.Scheme))
 		case !known:
 			return fmt.Sprintf("unknown query parameter %q; %s:// URLs take %s", name, loc.Scheme, strings.Join(allowed, ", "))
@@ -432,90 +344,11 @@ func checkTable(name string) string {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-func validScheme(s string) bool {
-	if s == "" || !(s[0] >= 'a' && s[0] <= 'z') {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// secretParams are substrings of query parameter names whose values Redact
-// hides, and that ParseURL refuses as credentials.
-var secretParams = []string{"secret", "pass", "token", "key", "credential", "signature", "sig", "auth", "access", "connection"}
-
 // Redact returns raw with credentials removed, for messages and logs: the
 // user:password part of the authority is dropped (also when the password
 // holds '/', '?' or '=': then everything up to the last '@' goes), the
 // values of query parameters whose names look secret (secret, password,
 // token, key, ...) become REDACTED, and query values that are URLs with
 // credentials lose them. It never fails; input that is not a URL is
-// redacted as far as it looks like one.
-func Redact(raw string) string {
-	prefix, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		prefix, rest = raw[:i+3], raw[i+3:]
-	}
-	// The authority ends at the first '/', '?' or '#'. A password may hold
-	// those characters, so when the authority has an '@', or a ':' with an
-	// '@' anywhere after it, everything up to the last '@' is user info.
-	first := rest[:authorityEnd(rest)]
-	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-		colon := strings.IndexByte(first, ':')
-		if strings.Contains(first, "@") || colon >= 0 && at > colon {
-			rest = rest[at+1:]
-		}
-	}
-	q := strings.IndexByte(rest, '?')
-	if q < 0 {
-		return prefix + rest
-	}
-	path, query := rest[:q], rest[q+1:]
-	fragment := ""
-	if h := strings.IndexByte(query, '#'); h >= 0 {
-		query, fragment = query[:h], query[h:]
-	}
-	params := strings.Split(query, "&")
-	for i, p := range params {
-		name, value, hasValue := strings.Cut(p, "=")
-		switch {
-		case !hasValue:
-		case looksSecret(name):
-			params[i] = name + "=REDACTED"
-		case strings.Contains(value, "@") || strings.Contains(value, "%"):
-			// A URL in a value (such as an endpoint) may carry
-			// credentials, also percent-encoded.
-			decoded, err := url.QueryUnescape(value)
-			if err != nil {
-				decoded = value
-			}
-			if r := Redact(decoded); r != decoded {
-				params[i] = name + "=" + escapeValue(r)
-			}
-		}
-	}
-	return prefix + path + "?" + strings.Join(params, "&") + fragment
-}
-
-// authorityEnd returns the index of the first '/', '?' or '#' in s, or
-// len(s).
-func authorityEnd(s string) int {
-	if end := strings.IndexAny(s, "/?#"); end >= 0 {
-		return end
-	}
-	return len(s)
-}
-
-func looksSecret(name string) bool {
-	name = strings.ToLower(name)
-	for _, s := range secretParams {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
-}
+// redacted as far as it looks like one (registry.Redact).
+func Redact(raw string) string { return registry.Redact(raw) }

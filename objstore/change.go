@@ -7,12 +7,13 @@ import (
 )
 
 // Change is one key's part of a commit: a put of new bytes or a delete.
-// Build changes with PutBytes, PutReader and DeleteKey.
+// Build changes with PutBytes, PutReader, PutReceipt and DeleteKey.
 type Change struct {
 	Key    string
-	Body   io.Reader // nil for a delete
+	Body   io.Reader // nil for a delete, or a put of a receipt
 	Size   int64     // exact length of Body, or -1 when unknown
 	Delete bool
+	staged *Receipt // set by PutReceipt: publish this staged value
 }
 
 // PutBytes returns a change that sets key to data.

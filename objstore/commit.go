@@ -16,7 +16,8 @@ import (
 // Commit publishes changes to domain atomically under token: either every
 // change becomes visible, in one manifest write, or none does. It fails
 // with a *FencedError when the domain has accepted a higher token; a token
-// equal to the highest is accepted.
+// equal to the highest is accepted. A refused commit is also recorded in
+// the store, best effort, before Commit returns (see FencedAttempts).
 //
 // The new bytes are first uploaded to write-once version objects; nothing
 // reads them until the manifest names them. When a reply is lost or the
@@ -35,6 +36,9 @@ import (
 func (s *Store) Commit(ctx context.Context, domain string, token uint64, changes []Change, opts *CommitOptions) (CommitResult, error) {
 	start := time.Now()
 	res, err := s.commit(ctx, domain, token, changes, opts)
+	if err != nil {
+		s.recordFenced(ctx, domain, changes, opts, err)
+	}
 	s.observeCommit(ctx, start, domain, token, changes, opts, res, err)
 	if err != nil || !s.opts.PlainCopies {
 		return res, err
@@ -106,6 +110,9 @@ func (s *Store) commit(ctx context.Context, domain string, token uint64, changes
 		if err := s.checkIssued(ctx, domain, token); err != nil {
 			return CommitResult{}, c.fail(err)
 		}
+	}
+	if err := c.checkReceipts(ctx); err != nil {
+		return c.refused(ctx, err)
 	}
 	if m == nil && len(c.puts) > 0 {
 		// Create the manifest before any version exists, so that versions
@@ -310,7 +317,7 @@ func (c *commit) result(m *format.Manifest, e format.LogEntry, recovered bool) C
 			v := versionOf(ch.Key, en)
 			v.Committed = e.Time
 			add(v)
-		} else if en, ok, _ := m.Overlay(ch.Key); ok && strings.HasSuffix(en.Version, "-"+e.AttemptID()) {
+		} else if en, ok, _ := m.Overlay(ch.Key); ok && (strings.HasSuffix(en.Version, "-"+e.AttemptID()) || ch.staged != nil && en.Version == ch.staged.Object) {
 			// Landed by an earlier attempt, and still current.
 			add(versionOf(ch.Key, en))
 		}
@@ -337,6 +344,11 @@ func validateCommit(domain string, token uint64, changes []Change) error {
 		switch {
 		case ch.Delete && ch.Body != nil:
 			return &InvalidError{What: "change", Value: ch.Key, Reason: "a delete has a body"}
+		case ch.staged != nil:
+			if err := validateReceipt(domain, token, ch.staged); err != nil {
+				return err
+			}
+			continue
 		case !ch.Delete && ch.Body == nil:
 			return &InvalidError{What: "change", Value: ch.Key, Reason: "a put has no body"}
 		case !ch.Delete && ch.Size < -1:

@@ -36,7 +36,31 @@
 // (package transport: connect, first byte, idle), and the retries of one
 // operation, which end with the caller's context or after 10 pauses
 // without success (about 4 seconds of backing off). Safety never depends
-// on either: they only decide when an operation gives up.
+// on either: they only decide when an operation gives up. The one
+// deadline fence sets itself: a commit refused as stale spends at most
+// FencedRecordTimeout (2 s) writing its record (FencedAttempts) before it
+// returns, even after its context ended.
+//
+// # Staged writes
+//
+// One job's output can be written by many workers and published by one
+// commit. A worker calls Store.Stage, which uploads a value under a
+// domain and a token to a version object of its own and publishes
+// nothing, and hands the returned Receipt (JSON) to the committer. The
+// committer passes receipts, from any number of workers, to Commit as
+// changes (PutReceipt), beside its own puts and deletes: one manifest
+// write publishes all of them, or none. Before it writes anything, the
+// commit checks each receipt: its domain and token must be the commit's,
+// its object's name must be a staged version's, and it must exist
+// with the receipt's size (a HEAD each, at most Options.UploadParallelism
+// at once; the checksums are not read back, every read checks them). A
+// receipt that fails is refused with a *ReceiptError (ErrReceipt) or an
+// *InvalidError naming it; a stale token's commit is a *FencedError as
+// any is. Collect never deletes a staged version at the domain's
+// current token, whatever the grace: see docs/design.md, "Staged
+// versions". One commit of 10,000 receipts is tested, on memstore and
+// filestore (TestCommitTenThousandReceipts) and, from 16 processes of
+// the fence CLI, on a local directory and MinIO.
 //
 // # Errors
 //
@@ -58,7 +82,8 @@
 // ErrPermanent (the store refused a request for good: permission denied,
 // no space left, a read-only store; not retried) and ErrPlainCopy
 // (*PlainCopyError: with Options.PlainCopies, the commit landed but some
-// plain copies were not written; SyncPlain writes them).
+// plain copies were not written; SyncPlain writes them), and ErrReceipt
+// (*ReceiptError: a commit refused a receipt and published nothing).
 //
 // The manifest format and object layout are described in docs/manifest.md;
 // the code that encodes and checks them is internal (internal/format), so

@@ -50,8 +50,22 @@ var (
 	// stored without it. The capability probe reports it, before the
 	// first write.
 	ErrEncryptionIgnored = driver.ErrEncryptionIgnored
-	// ErrNotFound: the domain, the key, or the bucket does not exist.
+	// ErrNotFound: the domain or the key does not exist.
 	ErrNotFound = driver.ErrNotFound
+	// ErrNoBucket: the store's bucket (an Azure container, a file
+	// store's directory) does not exist; `fence init` creates it. It
+	// matches ErrPermanent and not ErrNotFound: a missing bucket is never
+	// reported as a missing domain or key. Its *NoBucketError names the
+	// bucket and where it was looked for.
+	ErrNoBucket = driver.ErrNoBucket
+	// ErrUnreachable: no request reached the store, and no retry can
+	// change that: nothing listens on the endpoint's port, its host name
+	// does not resolve, it speaks plain HTTP where https was asked for
+	// or the reverse, or its certificate is not trusted. It matches
+	// ErrPermanent, so it fails at the first attempt: neither the Store
+	// nor the backend's SDK retries it. Its *UnreachableError names the
+	// endpoint.
+	ErrUnreachable = driver.ErrUnreachable
 	// ErrPermanent: the store refused a request and would refuse it
 	// again, so it was not retried: permission denied
 	// (driver.ErrPermission), no space left (driver.ErrNoSpace), a
@@ -61,6 +75,14 @@ var (
 	// earlier write of the commit may have been).
 	ErrPermanent = driver.ErrPermanent
 )
+
+// NoBucketError reports a missing bucket, container or directory
+// (driver.NoBucketError).
+type NoBucketError = driver.NoBucketError
+
+// UnreachableError reports an endpoint no request could reach
+// (driver.UnreachableError).
+type UnreachableError = driver.UnreachableError
 
 // FencedError reports a write rejected because a higher token has already
 // been accepted in its domain.

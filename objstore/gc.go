@@ -22,10 +22,17 @@ type CollectResult struct {
 	// passes them or their attempt lands.
 	Pending int `json:"pending"`
 	Kept    int `json:"kept"` // collectable, but inside the grace period (or not fence's)
+	// FencedRecords counts the fenced-attempt records seen (see
+	// Store.FencedAttempts), FencedDeleted those deleted: the others
+	// are inside the grace period. Neither is in the counts above.
+	FencedRecords int `json:"fenced_records"`
+	FencedDeleted int `json:"fenced_deleted"`
 }
 
 // Collect deletes domain's version, shard and pack objects that the manifest
-// no longer names and that no commit can ever name again. Safety rests on
+// no longer names and that no commit can ever name again, and its
+// fenced-attempt records (see FencedAttempts) once grace has passed since
+// the store stored them: no commit reads those. Safety rests on
 // two facts about the manifest M that Collect reads, and on no clock:
 //
 //   - an object written at a token below M's highest token can never be
@@ -157,6 +164,10 @@ func (s *Store) collect(ctx context.Context, domain string, grace time.Duration)
 	if err != nil {
 		return res, fmt.Errorf("objstore: collect %q: list shards: %w", domain, err)
 	}
+	records, err := s.oldFenced(ctx, domain, cutoff, grace, &res)
+	if err != nil {
+		return res, err
+	}
 	// A pack is judged as a shard is: it is named for the commit attempt
 	// that wrote it, and only that attempt's manifest writes name it.
 	err = s.b.List(ctx, format.PackPrefix(domain), func(o driver.ObjectInfo) error {
@@ -181,6 +192,12 @@ func (s *Store) collect(ctx context.Context, domain string, grace time.Duration)
 		}
 		res.Deleted++
 		res.DeletedBytes += o.Size
+	}
+	for _, o := range records {
+		if err := s.b.Delete(ctx, o.Key); err != nil {
+			return res, fmt.Errorf("objstore: collect %q: delete fenced-attempt record %q: %w", domain, o.Key, err)
+		}
+		res.FencedDeleted++
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fencedstore/fence/internal/backoff"
 	"github.com/fencedstore/fence/internal/format"
@@ -117,12 +118,14 @@ func (s *Store) readManifestOnce(ctx context.Context, domain, key string) (*form
 
 // checkNoEvidence fails closed when a domain has no manifest but other
 // objects say it existed: versions, shards, or the domain's floor marker.
-// Only the bucket-lease record may exist before the first manifest.
+// Only the bucket-lease record, and records of attempts refused because
+// the coordinator had issued a newer token, may exist before the first
+// manifest.
 func (s *Store) checkNoEvidence(ctx context.Context, domain, manifestKey string) error {
 	var found string
 	lease := rules.SystemKey(domain, "lease.json")
 	err := s.b.List(ctx, domain+format.SystemDir, func(o driver.ObjectInfo) error {
-		if o.Key == lease || o.Key == manifestKey {
+		if o.Key == lease || o.Key == manifestKey || strings.HasPrefix(o.Key, format.FencedPrefix(domain)) {
 			return nil
 		}
 		found = o.Key

@@ -92,6 +92,11 @@ func (b observed) Close() error     { return b.inner.Close() }
 
 func (b observed) Capabilities() driver.Capabilities { return driver.CapabilitiesOf(b.inner) }
 
+// Conditions and MultipartCommitName keep the probe's messages in the
+// inner store's terms.
+func (b observed) Conditions() driver.Conditions { return driver.ConditionsOf(b.inner) }
+func (b observed) MultipartCommitName() string   { return driver.MultipartCommitName(b.inner) }
+
 // SSE and StoredSSE keep the probe's encryption check (driver.Probe).
 func (b observed) SSE() (sse, kmsKeyID string) { return driver.SSEOf(b.inner) }
 

@@ -7,7 +7,9 @@ import (
 
 // transient reports whether a read error is worth retrying: anything but a
 // definite answer (not found, or a refusal that will be repeated: access
-// denied, disk full, read-only), a caller's cancellation, or bad data.
+// denied, disk full, read-only, a missing bucket, an endpoint no request
+// can reach), a caller's cancellation, or bad data. The backends' SDKs
+// do not retry an unreachable endpoint either, so it costs one request.
 func transient(ctx context.Context, err error) bool {
 	switch {
 	case err == nil, ctx.Err() != nil:

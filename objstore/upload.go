@@ -36,6 +36,12 @@ func (c *commit) upload(ctx context.Context) error {
 	)
 	for i, ch := range c.puts {
 		vk := vks[i]
+		if ch.staged != nil {
+			mu.Lock()
+			c.entries[ch.Key] = ch.staged.entry() // checked by checkReceipts
+			mu.Unlock()
+			continue
+		}
 		e, ch, ok, err := c.inline(ch, vk)
 		if err != nil {
 			if g == nil {
@@ -118,6 +124,10 @@ func (c *commit) versionKeys() ([]string, error) {
 	kc, check := c.s.b.(driver.KeyChecker)
 	vks := make([]string, len(c.puts))
 	for i, ch := range c.puts {
+		if ch.staged != nil {
+			vks[i] = ch.staged.Object // stored already
+			continue
+		}
 		vks[i] = format.VersionKey(c.domain, ch.Key, c.token, c.attempt)
 		if !check {
 			continue

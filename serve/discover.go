@@ -29,6 +29,7 @@ type walkPage struct {
 	next    string
 	scanned int
 	capped  bool // the walk stopped at maxScan objects, not at a full page
+	hidden  int  // internal domains passed and left out (see internal)
 }
 
 // walkDomains lists the store's objects in key order, starting after the
@@ -69,6 +70,13 @@ func walkDomains(ctx context.Context, b driver.Backend, after string, limit, max
 		}
 		domain, rest := o.Key[:i], o.Key[i+len(format.SystemDir):]
 		f := byID[domain]
+		if f == nil && internal(domain) {
+			// Remembered, so that its versions are not taken for a
+			// domain that lost its manifest; never listed.
+			byID[domain] = &found{domain: domain}
+			p.hidden++
+			return nil
+		}
 		switch {
 		case rest == "manifest.json" && f == nil:
 			f = &found{domain: domain}

@@ -25,9 +25,10 @@ type DomainPage struct {
 	// History is the audit trail of 'fence history --jsonl' (without
 	// the lease, which is Lease).
 	History fence.AuditTrail `json:"history"`
-	// Attempts are the fenced attempts found among the first
-	// Options.MaxVersions version objects; AttemptsMore says there were
-	// more objects than that.
+	// Attempts are the fenced attempts on record (the newest
+	// objstore.MaxFencedAttempts records) and those found among the
+	// first Options.MaxVersions version objects, oldest first;
+	// AttemptsMore says there were more records or objects than that.
 	Attempts     []Attempt `json:"fenced_attempts"`
 	AttemptsMore bool      `json:"fenced_attempts_truncated,omitempty"`
 	// Timeline is every event in time order: takeovers, commits, fenced
@@ -76,10 +77,11 @@ func (s *Server) domainPage(ctx context.Context, domain, after string, limit int
 	if err != nil {
 		return p, fmt.Errorf("list the version objects: %w", err)
 	}
-	if p.Attempts, err = fencedAttempts(ctx, s.store, domain, recs, p.Highest, versions); err != nil {
+	var recordsMore bool
+	if p.Attempts, recordsMore, err = attempts(ctx, s.store, domain, recs, p.Highest, versions, false); err != nil {
 		return p, fmt.Errorf("look for fenced attempts: %w", err)
 	}
-	p.AttemptsMore = more
+	p.AttemptsMore = more || recordsMore
 	p.Lease, p.LeaseError = s.lease(ctx, domain, p.Highest, s.o.Now())
 	p.Timeline = timeline(p.History, p.Attempts, p.Lease, s.o.Now())
 	return p, nil

@@ -2,14 +2,9 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/fencedstore/fence/objstore"
 )
@@ -23,87 +18,45 @@ const notAsked = "coordinator: not asked"
 // DomainRow is one domain on the domains page.
 type DomainRow struct {
 	Domain string `json:"domain"`
+	// State is the first that applies of corrupt, unreadable, fenced
+	// (recently), expired, coordinator_unreachable and healthy: see
+	// StateCorrupt and the others.
+	State string `json:"state"`
 	// Lease is the coordinator's record; nil when it could not be read
 	// (LeaseError says why) or there is no coordinator.
 	Lease      *LeaseStatus `json:"lease,omitempty"`
 	LeaseError string       `json:"lease_error,omitempty"`
 	Highest    uint64       `json:"store_highest_token"`
 	Seq        uint64       `json:"seq"`
-	// LastCommit is the newest record of the manifest's log.
-	LastCommit *objstore.LogRecord `json:"last_commit,omitempty"`
+	// LastCommit is the newest record of the manifest's log; its holder
+	// is the committing process's name. LastCommitBy is the lease holder
+	// it was made under, where the log or the lease says (Attribution).
+	LastCommit   *objstore.LogRecord `json:"last_commit,omitempty"`
+	LastCommitBy *Attribution        `json:"last_commit_by,omitempty"`
 	// FencedAttempts counts the fenced attempts found (see Attempt);
-	// LastAttemptFenced is set when the newest came after the last commit.
-	FencedAttempts    int  `json:"fenced_attempts"`
-	LastAttemptFenced bool `json:"last_attempt_fenced"`
+	// LastAttemptFenced is set when the newest came after the last commit,
+	// and LastFenced is its time.
+	FencedAttempts    int        `json:"fenced_attempts"`
+	LastAttemptFenced bool       `json:"last_attempt_fenced"`
+	LastFenced        *time.Time `json:"last_fenced,omitempty"`
 	// ExpiredNotReleased: the lease ran out and nobody released it.
 	ExpiredNotReleased bool `json:"expired_not_released"`
 	// Error says what is wrong with the domain (a corrupt manifest); the
 	// other fields are then empty.
 	Error string `json:"error,omitempty"`
+	// brief and advice are Error split by splitAdvice, for the HTML.
+	brief, advice string
 }
 
-// DomainsPage is the domains page.
-type DomainsPage struct {
-	Domains []DomainRow `json:"domains"`
-	// Next is the cursor of the next page (?after=NEXT); "" on the last.
-	// NextURL is the HTML page's link to it.
-	Next    string `json:"next,omitempty"`
-	NextURL string `json:"-"`
-	// Scanned is the number of objects the walk read; Capped says it
-	// stopped at its bound before the page was full.
-	Scanned int  `json:"scanned_objects"`
-	Capped  bool `json:"capped,omitempty"`
-	// CoordError is set when no lease could be read: the coordinator is
-	// unreachable.
-	CoordError string `json:"coordinator_error,omitempty"`
-}
-
-// MarshalJSON writes p with its lists as [] when empty, never null.
-func (p DomainsPage) MarshalJSON() ([]byte, error) {
-	type plain DomainsPage
-	q := plain(p)
-	q.Domains = orEmpty(q.Domains)
-	return json.Marshal(q)
-}
-
-// domainsPage reads one page of domains after the cursor after.
-func (s *Server) domainsPage(ctx context.Context, after string, limit int) (DomainsPage, error) {
-	w, err := walkDomains(ctx, s.b, after, limit, s.o.MaxScan, s.o.MaxVersions)
-	if err != nil {
-		return DomainsPage{}, fmt.Errorf("list the store's objects: %w", err)
-	}
-	p := DomainsPage{Domains: make([]DomainRow, len(w.domains)), Next: w.next, Scanned: w.scanned, Capped: w.capped}
-	now := s.o.Now()
-	down := new(atomic.Bool) // a lease read failed: ask the coordinator no more
-	var g errgroup.Group
-	g.SetLimit(parallel)
-	for i, f := range w.domains {
-		g.Go(func() error {
-			p.Domains[i] = s.row(ctx, f, now, down)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	leases, failed := 0, ""
-	for _, r := range p.Domains {
-		if r.Lease != nil {
-			leases++
-		} else if r.LeaseError != "" && (failed == "" || strings.HasPrefix(failed, notAsked)) {
-			failed = r.LeaseError
-		}
-	}
-	if s.c != nil && leases == 0 && failed != "" {
-		p.CoordError = failed
-	}
-	return p, nil
-}
-
-// row reads one domain's manifest log and lease.
-func (s *Server) row(ctx context.Context, f *found, now time.Time, down *atomic.Bool) DomainRow {
-	r := DomainRow{Domain: f.domain}
+// row reads one domain's manifest log and lease, and classifies it.
+func (s *Server) row(ctx context.Context, f *found, now time.Time, down *atomic.Bool) (r DomainRow) {
+	r.Domain = f.domain
+	corrupt := false
+	defer func() { classify(&r, corrupt, now, s.o.Recent) }()
 	recs, err := s.store.History(ctx, f.domain, nil)
 	if err != nil {
-		r.Error = describe(err)
+		r.Error, corrupt = describe(err), errors.Is(err, objstore.ErrCorruptManifest)
+		r.brief, r.advice = splitAdvice(err)
 		return r
 	}
 	r.Highest, r.Seq = highest(recs), lastSeq(recs)
@@ -113,13 +66,20 @@ func (s *Server) row(ctx context.Context, f *found, now time.Time, down *atomic.
 	}
 	attempts, err := fencedAttempts(ctx, s.store, f.domain, recs, r.Highest, f.versions)
 	if err != nil {
-		r.Error = describe(err)
+		r.Error, corrupt = describe(err), errors.Is(err, objstore.ErrCorruptManifest)
 		return r
 	}
 	r.FencedAttempts = len(attempts)
-	if n := len(attempts); n > 0 && r.LastCommit != nil && attempts[n-1].Time.After(r.LastCommit.Time) {
-		r.LastAttemptFenced = true
+	if n := len(attempts); n > 0 {
+		t := attempts[n-1].Time
+		r.LastFenced = &t
+		r.LastAttemptFenced = r.LastCommit != nil && t.After(r.LastCommit.Time)
 	}
+	defer func() {
+		if r.LastCommit != nil {
+			r.LastCommitBy = attribute(recs, *r.LastCommit, r.Lease)
+		}
+	}()
 	if down.Load() {
 		r.LeaseError = notAsked + ": a read of another lease failed in this request"
 		return r

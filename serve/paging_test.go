@@ -281,7 +281,7 @@ func TestJSONEmptyLists(t *testing.T) {
 	for _, v := range []any{serve.DomainsPage{}, serve.DomainPage{}, fence.AuditEvent{}} {
 		listFields(reflect.TypeOf(v), "", fields, map[reflect.Type]bool{})
 	}
-	known := []string{".domains", ".keys", ".history.events", ".fenced_attempts", ".timeline"}
+	known := []string{".domains", ".summary.problems", ".keys", ".history.events", ".fenced_attempts", ".timeline"}
 	if got := slices.Sorted(func(yield func(string) bool) {
 		for f := range fields {
 			if !yield(f) {

@@ -24,6 +24,9 @@ func init() {
 		"commitURL": commitURL,
 		"draw":      draw,
 		"shortID":   shortID,
+		"rows":      func(id string, rs []DomainRow) rowsTable { return rowsTable{ID: id, Rows: rs} },
+		"recent":    recentText,
+		"by":        eventBy,
 	}
 	for _, name := range []string{"domains", "domain", "commit", "error"} {
 		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
@@ -117,4 +120,29 @@ func shortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// rowsTable is a table of domain rows and its element id.
+type rowsTable struct {
+	ID   string
+	Rows []DomainRow
+}
+
+// recentText says a number of seconds in hours, or minutes, or seconds,
+// whichever is whole: "24 hours", "90 minutes", "1 hour".
+func recentText(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second))
+	plural := func(n int64, unit string) string {
+		if n == 1 {
+			return "1 " + unit
+		}
+		return strconv.FormatInt(n, 10) + " " + unit + "s"
+	}
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return plural(int64(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return plural(int64(d/time.Minute), "minute")
+	}
+	return d.String()
 }

@@ -33,6 +33,17 @@ type Options struct {
 	Metrics http.Handler
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
+	// Store and Coordinator name what the pages show, for their
+	// headings: the URLs the server was opened with, with credentials
+	// already removed (config.Redact). Empty: not named.
+	Store, Coordinator string
+	// Recent is how long a fenced attempt counts as recent on the
+	// domains page: a domain whose newest fenced attempt is younger
+	// than Recent at render time is "fenced recently". Default 24 h.
+	Recent time.Duration
+	// MaxSurvey bounds the domains the first page of domains reads to
+	// count domains by state and list those in trouble. Default 10,000.
+	MaxSurvey int
 }
 
 // MaxPageSize is the largest page a request may ask for.
@@ -68,6 +79,12 @@ func New(store *objstore.Store, c *coord.Coordinator, opts *Options) *Server {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Recent <= 0 {
+		o.Recent = 24 * time.Hour
+	}
+	if o.MaxSurvey <= 0 {
+		o.MaxSurvey = 10_000
 	}
 	return &Server{store: store, b: store.Backend(), c: c, o: o}
 }

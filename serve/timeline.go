@@ -35,12 +35,12 @@ func timeline(t fence.AuditTrail, attempts []Attempt, l *LeaseStatus, now time.T
 				What: fmt.Sprintf("lease acquired by %s with token %d; the store rejects older tokens from here on", e.Holder, e.Token)})
 		case "commit":
 			ps = append(ps, Point{Kind: e.Kind, Time: e.Time, Token: e.Token, Holder: e.Holder, CommitID: e.CommitID,
-				What: fmt.Sprintf("commit by %s: %d put, %d deleted", e.Holder, e.Puts, e.Deletes)})
+				What: fmt.Sprintf("commit by %s: %d put, %d deleted", byText(e.Holder, eventBy(e, l)), e.Puts, e.Deletes)})
 		}
 	}
 	for _, a := range attempts {
-		ps = append(ps, Point{Kind: "fenced", Time: a.Time, Token: a.Token, FencedBy: a.FencedBy,
-			What: fmt.Sprintf("fenced attempt to write %q with token %d, rejected: token %d was accepted", a.Key, a.Token, a.FencedBy)})
+		ps = append(ps, Point{Kind: "fenced", Time: a.Time, Token: a.Token, FencedBy: a.FencedBy, Holder: a.Holder(),
+			What: fmt.Sprintf("fenced attempt with token %d (%s), rejected: %s", a.Token, a.What(), a.Refusal())})
 	}
 	if l != nil && l.Acquired {
 		p := Point{Kind: "lease", Time: now.UTC(), Token: l.Token, Holder: l.Holder}

@@ -40,12 +40,27 @@ func (a *app) audit(cmd *cobra.Command, domain, commitID string, since time.Time
 		fmt.Fprintln(a.stdout, describeCommit(e))
 		return nil
 	}
+	fenced, err := fencedSince(cmd.Context(), store, domain, since)
+	if err != nil {
+		return fail(fmt.Errorf("history %q: %w", domain, err))
+	}
 	enc := json.NewEncoder(a.stdout)
 	for _, e := range trail.Events {
+		for len(fenced) > 0 && (e.Kind == "lease" || fencedTime(fenced[0]).Before(e.Time)) {
+			if err := enc.Encode(fencedLine{Kind: "fenced", FencedAttempt: fenced[0]}); err != nil {
+				return err
+			}
+			fenced = fenced[1:]
+		}
 		if e.Kind != "lease" && e.Time.Before(since) {
 			continue
 		}
 		if err := enc.Encode(e); err != nil {
+			return err
+		}
+	}
+	for _, f := range fenced {
+		if err := enc.Encode(fencedLine{Kind: "fenced", FencedAttempt: f}); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -192,6 +193,14 @@ lost, 3 when the publish was fenced.`,
 	f.StringVar(&mf.addr, "metrics-addr", "", "serve Prometheus metrics on http://`ADDR`/metrics while the run lasts (for example :9090)")
 	f.StringVar(&mf.push, "metrics-push", "", "when the run ends, push its metrics to the Prometheus Pushgateway at `URL` (job fence_exec, grouped by domain)")
 	f.DurationVar(&mf.linger, "metrics-linger", 0, "with --metrics-addr, keep serving the metrics this `long` after the run ends, for a last scrape (a signal ends it, and exec exits 128+N)")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if !slices.Contains(a.args, "--") {
+			// CMD's own flags ("sh -c true"): without "--", they read as
+			// exec's.
+			return usage("%v: put -- before the command: fence exec DOMAIN [flags] -- CMD [ARGS...]", err)
+		}
+		return suggestFlag(c, err)
+	})
 	return cmd
 }
 

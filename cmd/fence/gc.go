@@ -41,6 +41,9 @@ your slowest reader. gc needs no lease.`,
 				return a.printJSON(res)
 			}
 			a.info("scanned %d objects: %d live, %d deleted, %d pending (a commit in progress may still publish them), %d kept (unreferenced for less than %s)", res.Scanned, res.Live, res.Deleted, res.Pending, res.Kept, grace)
+			if res.FencedRecords > 0 {
+				a.info("fenced-attempt records: %d deleted, %d kept (stored less than %s ago)", res.FencedDeleted, res.FencedRecords-res.FencedDeleted, grace)
+			}
 			return nil
 		},
 	}

@@ -17,22 +17,28 @@ func (a *app) historyCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "history DOMAIN",
-		Short: "Show DOMAIN's recent commits: seq, token, holder, keys, fences",
+		Short: "Show DOMAIN's recent commits and fenced attempts: seq, token, holder, keys, fences",
 		Long: `history prints DOMAIN's recent commits from the manifest's log (the last
 64 by default), oldest first, as a table of seq, time, event, token,
 holder and commit id. An event is a commit (the keys it put and deleted,
 up to 16 of each) or a fence: a commit without changes that raised the
-domain's token, from which on every older token was rejected.
+domain's token, from which on every older token was rejected. Between
+them, rows with seq "-" are fenced attempts on record: commits and fences
+the store refused as stale, with the keys and sizes they tried to write
+and the token that refused them (kept until fence gc's grace period has
+passed; see docs/observability.md, "Fenced attempts on record").
 
 --since keeps the commits at or after a time: a duration back from now
 (90m, 24h) or an RFC 3339 time (2026-12-01T09:00:00Z). With --json it
 prints the commits as a JSON array.
 
 The audit trail joins them with the lease (fence.Audit):
-  --jsonl        one JSON object per line: each takeover and commit, a
-                 commit with the tenure of its token (the takeover that
-                 opened it, the one that ended it), then the
-                 coordinator's current lease
+  --jsonl        one JSON object per line: each takeover, commit and
+                 fenced attempt ("kind":"fenced", with its "token" and
+                 the "fenced_by" token that refused it), a commit with
+                 the tenure of its token (the takeover that opened it,
+                 the one that ended it), then the coordinator's current
+                 lease
   --commit ID    that commit alone, with its tenure; exit 1 when it is not
                  in the log (it did not land, as a fenced commit never
                  does, or it is older than the log), saying what the log
@@ -70,10 +76,25 @@ The audit trail joins them with the lease (fence.Audit):
 				}
 				return a.printJSON(recs)
 			}
+			fenced, err := fencedSince(cmd.Context(), store, domain, opts.Since)
+			if err != nil {
+				return fail(fmt.Errorf("history %q: %w", domain, err))
+			}
 			fmt.Fprintln(a.stdout, "| Seq | Time | Event | Token | Holder | Commit |")
 			fmt.Fprintln(a.stdout, "|---|---|---|---|---|---|")
+			row := func(seq, t, what string, token uint64, holder, id string) {
+				fmt.Fprintf(a.stdout, "| %s | %s | %s | %d | %s | %s |\n", seq, t, what, token, cell(holder), id)
+			}
 			for _, r := range recs {
-				fmt.Fprintf(a.stdout, "| %d | %s | %s | %d | %s | %s |\n", r.Seq, r.Time.UTC().Format(time.RFC3339), event(r), r.Token, cell(r.Holder), r.ID)
+				for len(fenced) > 0 && fencedTime(fenced[0]).Before(r.Time) {
+					f := fenced[0]
+					row("-", fencedTime(f).UTC().Format(time.RFC3339), fencedEvent(f), f.Token, f.Holder, f.CommitID)
+					fenced = fenced[1:]
+				}
+				row(fmt.Sprint(r.Seq), r.Time.UTC().Format(time.RFC3339), event(r), r.Token, r.Holder, r.ID)
+			}
+			for _, f := range fenced {
+				row("-", fencedTime(f).UTC().Format(time.RFC3339), fencedEvent(f), f.Token, f.Holder, f.CommitID)
 			}
 			return nil
 		},

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// history lays out the commits as a table with the fences marked, the
-// stale holder's rejected put absent; --json and --since select the same.
+// history lays out the commits as a table with the fences marked, and
+// the stale holder's rejected put between them, on record with both
+// tokens; --json (the log only) and --since select the same.
 func TestHistory(t *testing.T) {
 	c := newCLI(t)
 	t1 := c.acquire("d", "--holder", "alice", "--ttl", "1s")
@@ -19,13 +20,14 @@ func TestHistory(t *testing.T) {
 
 	r := c.want(0, "", "history", "d")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 6 || lines[0] != "| Seq | Time | Event | Token | Holder | Commit |" {
-		t.Fatalf("history printed %q; want a header, a rule and 4 commits", r.stdout)
+	if len(lines) != 7 || lines[0] != "| Seq | Time | Event | Token | Holder | Commit |" {
+		t.Fatalf("history printed %q; want a header, a rule, 4 commits and a fenced attempt", r.stdout)
 	}
 	for i, want := range []string{
 		"| 1 | ", "Fence: token raised to " + tok(t1),
 		"| 2 | ", "Commit: put report.csv | " + tok(t1) + " |",
 		"| 3 | ", "Fence: token raised to " + tok(t2),
+		"| - | ", "Fenced: put report.csv (size unknown); refused: token " + tok(t2) + " was accepted | " + tok(t1) + " | ",
 		"| 4 | ", "Commit: put report.csv | " + tok(t2) + " |",
 	} {
 		if line := lines[2+i/2]; !strings.Contains(line, want) {
@@ -83,7 +85,7 @@ func TestHistoryAudit(t *testing.T) {
 			commitID = e.CommitID
 		}
 	}
-	if got := strings.Join(kinds, ","); got != "takeover,commit,takeover,lease" {
+	if got := strings.Join(kinds, ","); got != "takeover,commit,takeover,fenced,lease" {
 		t.Fatalf("--jsonl kinds = %s:\n%s", got, r.stdout)
 	}
 	r = c.want(0, "", "history", "d", "--commit", commitID)

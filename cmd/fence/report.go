@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
@@ -32,14 +32,18 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 			err = fmt.Errorf("%w: %w", in, err)
 		}
 	}
-	if errors.Is(err, driver.ErrNotFound) && strings.Contains(err.Error(), "bucket") && strings.Contains(err.Error(), "does not exist") {
-		err = fmt.Errorf("%w ('fence init' creates missing buckets)", err)
+	// The line says what failed and the store's answer (its error code);
+	// the SDK's full text, many lines for Azure, only at --log-level
+	// debug.
+	msg := tidy(driver.Brief(err))
+	if a.logger != nil && a.logger.Enabled(ctx, slog.LevelDebug) && msg != err.Error() {
+		a.logger.Debug("fence: the error in full", "err", err.Error())
 	}
 	if a.json {
 		b, merr := json.Marshal(struct {
 			Error string `json:"error"`
 			Code  int    `json:"code"`
-		}{err.Error(), code})
+		}{msg, code})
 		if merr == nil {
 			fmt.Fprintf(a.stderr, "%s\n", b)
 			return code
@@ -54,10 +58,10 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 		if hint != "" {
 			attrs = append(attrs, "hint", hint)
 		}
-		a.stderrJSON().Error(err.Error(), attrs...)
+		a.stderrJSON().Error(msg, attrs...)
 		return code
 	}
-	fmt.Fprintf(a.stderr, "fence: %v\n", err)
+	fmt.Fprintf(a.stderr, "fence: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintln(a.stderr, hint)
 	}

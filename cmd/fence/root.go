@@ -173,7 +173,7 @@ Exit codes:
 	pf.BoolVar(&a.plain, "plain-copies", false, "also write each committed key to DOMAIN/KEY, fenced, where any S3 client can read it (env "+envPlain+"=1)")
 	pf.BoolVar(&a.skipProbe, "unsafe-skip-probe", false, "do not check that the store honours conditional writes (env "+envSkipProbe+"=1); on a store that ignores them, stale writers are NOT fenced")
 	a.logFlags(root)
-	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.policyCmd(), a.outboxCmd(), a.benchCmd(), a.serveCmd())
+	root.AddCommand(a.demoCmd(), a.leaseCmd(), a.execCmd(), a.putCmd(), a.stageCmd(), a.commitCmd(), a.rmCmd(), a.getCmd(), a.lsCmd(), a.historyCmd(), a.syncPlainCmd(), a.gcCmd(), a.initCmd(), a.doctorCmd(), a.policyCmd(), a.outboxCmd(), a.benchCmd(), a.serveCmd())
 	groups(root)
 	return root
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
+	"github.com/fencedstore/fence/config"
 	"github.com/fencedstore/fence/observe/promobs"
 	"github.com/fencedstore/fence/serve"
 )
@@ -34,7 +35,9 @@ for a fenced last attempt or a lease expired but not released; one
 domain's lease, keys, history, fenced attempts and a timeline of token
 against time; and one commit. Every page is also JSON at the same path
 with Accept: application/json or ?format=json. /metrics serves the
-Prometheus metrics of its calls, /healthz answers "ok".
+Prometheus metrics of its calls and of the fenced attempts on record
+(fence_fenced_attempts_recorded and the newest one's tokens and time,
+from a listing of the store at most every 30s), /healthz answers "ok".
 
 It only reads (the reader role of 'fence policy' is enough): it takes no
 lease and writes nothing. It listens on loopback; another address needs
@@ -58,8 +61,10 @@ lease and writes nothing. It listens on loopback; another address needs
 				return err
 			}
 			defer closeAll()
+			reg.MustRegister(serve.FencedCollector(store.Backend(), &serve.Options{Timeout: reqTimeout}, 0))
 			h := serve.New(store, c, &serve.Options{PageSize: pageSize, Timeout: reqTimeout, Token: a.getenv(envServeToken),
-				Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})}).Handler()
+				Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}),
+				Store:   config.Redact(a.resolve(cmd, "store", envStore)), Coordinator: config.Redact(a.resolve(cmd, "coord", envCoord))}).Handler()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			ln, err := serve.Listen(ctx, addr)

@@ -104,8 +104,8 @@ func TestServe(t *testing.T) {
 	tok := c.acquire("reports")
 	c.want(0, "a,b\n", "put", "--token", strconv.FormatUint(tok, 10), "reports", "monthly.csv", "-")
 	url, _, _ := startServe(t, c, nil, "--addr", "127.0.0.1:0")
-	if body := fetch(t, url+"/", 200); !strings.Contains(body, `href="/domain/reports"`) {
-		t.Errorf("the domains page lacks reports:\n%s", body)
+	if body := fetch(t, url+"/", 200); !strings.Contains(body, `href="/domain/reports"`) || !strings.Contains(body, `<code class="store">`+c.store+`</code>`) {
+		t.Errorf("the domains page lacks reports, or does not name the store %s:\n%s", c.store, body)
 	}
 	if body := fetch(t, url+"/domain/reports?format=json", 200); !strings.Contains(body, `"key": "monthly.csv"`) {
 		t.Errorf("the domain's JSON lacks its key:\n%s", body)

@@ -115,8 +115,10 @@ func (s *suite) issuerOnlyNewest() {
 			s.t.Fatalf("put with token %d, never issued: %v, want refused", tok, err)
 		}
 	}
-	if keys := mem.Keys(); len(keys) != 0 {
-		s.t.Fatalf("refused writes wrote %v", keys)
+	// A's refused put leaves its fenced-attempt record, a diagnostic no
+	// commit reads (objstore.Store.FencedAttempts); nothing else.
+	if keys := mem.Keys(); len(keys) != 1 || !strings.Contains(keys[0], "/_fence/fenced/") {
+		s.t.Fatalf("refused writes wrote %v; want A's fenced-attempt record only", keys)
 	}
 	if _, err := store.Put(s.ctx(), d, "k", b.Token, strings.NewReader("B"), -1); err != nil {
 		s.t.Fatalf("B's put: %v", err)

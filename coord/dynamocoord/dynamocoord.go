@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/fencedstore/fence/coord"
+	"github.com/fencedstore/fence/internal/awsretry"
 	"github.com/fencedstore/fence/transport"
 )
 
@@ -149,6 +150,8 @@ func newClient(ctx context.Context, opts *OpenOptions, extra ...func(*dynamodb.O
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("dynamocoord: no AWS region: set AWS_REGION, a region in the shared config file, or the region option")
 	}
+	// An unreachable endpoint fails at the first attempt.
+	awsretry.Apply(&cfg)
 	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(do *dynamodb.Options) {
 		if o.Endpoint != "" {
 			do.BaseEndpoint = aws.String(o.Endpoint)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // Errors about the table. Test for them with errors.Is; errors.As reaches
@@ -51,6 +53,11 @@ func classify(err error) kind {
 			"LimitExceededException", "TransactionConflictException":
 			return retryable
 		}
+	}
+	// No connection (refused, an unknown host, http/https mismatch):
+	// the request was never sent, and no retry can send it.
+	if driver.IsUnreachable(err) {
+		return final
 	}
 	// A reply with a 4xx status is a refusal: the request did not apply.
 	// Anything else (no reply, a 5xx) may hide a write that applied.

@@ -17,6 +17,7 @@ import (
 //	<domain>/_fence/v/<key>@<20-digit token>-<suffix>   write-once versions
 //	<domain>/_fence/s/<token>-<attempt>-<sha256>.json   shards
 //	<domain>/_fence/p/<token>-<attempt>-<sha256>.pack   packs (see pack.go)
+//	<domain>/_fence/fenced/<max-by>-<token>-<id>.json   fenced-attempt records (fenced.go)
 //
 // Zero-padding the token makes lexical order equal token order.
 const (

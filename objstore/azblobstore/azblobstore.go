@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -151,7 +152,7 @@ func Open(ctx context.Context, containerName, prefix string, opts *Options) (*Ba
 	if account == "" {
 		account = envAccount
 	}
-	co := &container.ClientOptions{ClientOptions: policy.ClientOptions{Transport: o.Timeouts.Client()}}
+	co := &container.ClientOptions{ClientOptions: policy.ClientOptions{Transport: o.Timeouts.Client(), Retry: retryOptions()}}
 	var (
 		client *container.Client
 		err    error
@@ -186,6 +187,20 @@ func Open(ctx context.Context, containerName, prefix string, opts *Options) (*Ba
 			return nil, fmt.Errorf("azblobstore: %s is not a valid shared key (base64) for account %q (its value is not shown)", EnvKey, account)
 		}
 		client, err = container.NewClientWithSharedKeyCredential(containerURL, cred, co)
+		if err != nil {
+			return nil, fmt.Errorf("azblobstore: %w", err)
+		}
+		return New(client, prefix, &o)
+	}
+	if strings.HasPrefix(endpoint, "http://") {
+		// An Azure identity's token is sent over TLS only: the SDK
+		// would refuse every request to this endpoint with "authorized
+		// requests are not permitted for non-TLS protected (https)
+		// endpoints". Open still sends nothing; each request fails,
+		// unsent, saying what is missing.
+		co.PerCallPolicies = append(co.PerCallPolicies, refuse{fmt.Errorf("no Azure credentials found for %s: set %s, or %s and %s (an Azure identity, DefaultAzureCredential, works only with an https endpoint): %w",
+			redact(endpoint), EnvConnectionString, EnvAccount, EnvKey, driver.ErrPermission)})
+		client, err = container.NewClientWithNoCredential(containerURL, co)
 		if err != nil {
 			return nil, fmt.Errorf("azblobstore: %w", err)
 		}
@@ -255,8 +270,17 @@ func checkEndpoint(s string) string {
 		return fmt.Sprintf("no query or fragment (a SAS token is a credential; set %s, or %s and %s)", EnvConnectionString, EnvAccount, EnvKey)
 	case strings.Count(strings.Trim(u.Path, "/"), "/") > 0:
 		return "at most one path segment, the account (http://HOST:PORT/ACCOUNT)"
+	case strings.Trim(u.Path, "/") == "" && localHost(u.Hostname()):
+		return fmt.Sprintf("the account path is missing: an emulator such as Azurite takes the account as the endpoint's path, %s://%s/devstoreaccount1", u.Scheme, u.Host)
 	}
 	return ""
+}
+
+// localHost reports whether host is an IP address or localhost, where a
+// blob service (an emulator) names the account in the path, not in the
+// host name as Azure does (ACCOUNT.blob.core.windows.net).
+func localHost(host string) bool {
+	return host == "localhost" || net.ParseIP(host) != nil
 }
 
 // CheckEndpoint returns why s is not a valid endpoint, or "" when it is:

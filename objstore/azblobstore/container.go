@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+
+	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // ContainerExists reports whether the backend's container exists, with
@@ -38,8 +40,12 @@ func (b *Backend) EnsureContainer(ctx context.Context) error {
 }
 
 func (b *Backend) containerErr(op string, err error) error {
+	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+		return fmt.Errorf("azblobstore: %s container %q: %w", op, b.container, ue)
+	}
 	code, status := apiError(err)
 	class := Class(code, status)
+	err = service(err)
 	switch {
 	case status == http.StatusForbidden:
 		return fmt.Errorf("azblobstore: %s container %q: %s: %w: %w", op, b.container, b.denied(code), class, err)

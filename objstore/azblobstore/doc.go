@@ -56,13 +56,15 @@
 //   - 404 BlobNotFound: driver.ErrNotFound; for a Put in Update mode,
 //     driver.ErrPreconditionFailed (Azure answers If-Match on a missing
 //     blob with 404, Azurite with 412: both are a failed precondition)
-//   - 404 ContainerNotFound: driver.ErrNotFound, with a message naming
-//     the container
+//   - 404 ContainerNotFound: driver.ErrNoBucket, a
+//     *driver.NoBucketError naming the container and the endpoint
 //   - 403 (AuthenticationFailed, a role without the data action):
 //     driver.ErrPermission, naming the credential variables
 //   - 429 and 503 ServerBusy: no class once the SDK's own retries are
 //     spent, so the Store treats a write as ambiguous, never as a failed
 //     precondition
 //   - no answer (a closed port, a wrong host): an error naming the
-//     endpoint it could not reach
+//     endpoint it could not reach; connection refused, an unknown host
+//     and an http/https mismatch are driver.ErrUnreachable, which
+//     neither the SDK nor the Store retries
 package azblobstore

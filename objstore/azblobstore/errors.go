@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/fencedstore/fence/objstore/driver"
 )
@@ -26,7 +29,8 @@ const (
 //   - 304: driver.ErrNotModified
 //   - 412 (ConditionNotMet), and 409 BlobAlreadyExists (the answer to
 //     If-None-Match: * on an existing blob): driver.ErrPreconditionFailed
-//   - ContainerNotFound, BlobNotFound, any other 404: driver.ErrNotFound
+//   - ContainerNotFound: driver.ErrNoBucket
+//   - BlobNotFound, any other 404: driver.ErrNotFound
 //   - any 403 (AuthenticationFailed: wrong key or token;
 //     AuthorizationPermissionMismatch: a role without the data action):
 //     driver.ErrPermission
@@ -45,7 +49,9 @@ func Class(code string, status int) error {
 		return driver.ErrPermission
 	case permanent[code] || status == http.StatusRequestEntityTooLarge:
 		return driver.ErrPermanent
-	case code == codeContainerNotFound || code == codeBlobNotFound || status == http.StatusNotFound:
+	case code == codeContainerNotFound:
+		return driver.ErrNoBucket
+	case code == codeBlobNotFound || status == http.StatusNotFound:
 		return driver.ErrNotFound
 	}
 	return nil
@@ -60,10 +66,10 @@ var permanent = map[string]bool{
 
 // PutClass is Class for the answer to a Put in mode: an Update of a
 // missing blob (Azure's 404 BlobNotFound) fails its precondition, as the
-// driver contract says, while a missing container stays ErrNotFound.
+// driver contract says, while a missing container stays ErrNoBucket.
 func PutClass(code string, status int, mode driver.PutMode) error {
 	class := Class(code, status)
-	if _, update := mode.(driver.Update); update && class == driver.ErrNotFound && code != codeContainerNotFound {
+	if _, update := mode.(driver.Update); update && class == driver.ErrNotFound {
 		return driver.ErrPreconditionFailed
 	}
 	return class
@@ -84,9 +90,18 @@ func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
 }
 
 func (b *Backend) wrap(op, key string, err error, code string, status int, class error) error {
+	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+		return fmt.Errorf("azblobstore: %s %q: %w", op, key, ue)
+	}
+	err = service(err)
+	var af *azidentity.AuthenticationFailedError
+	var cu interface{ NonRetriable() }
 	switch {
 	case code == codeContainerNotFound:
-		return fmt.Errorf("azblobstore: %s %q: container %q does not exist at %s (fence init creates it): %w: %w", op, key, b.container, b.endpoint, class, err)
+		return fmt.Errorf("azblobstore: %s %q: %w", op, key, &driver.NoBucketError{Kind: "container", Name: b.container, Endpoint: b.endpoint, Err: err})
+	case status == 0 && (errors.As(err, &af) || errors.As(err, &cu) && strings.Contains(err.Error(), "DefaultAzureCredential")):
+		return fmt.Errorf("azblobstore: %s %q: no Azure credentials found for %s: set %s, or %s and %s, or configure an Azure identity (DefaultAzureCredential): %w: %w",
+			op, key, b.endpoint, EnvConnectionString, EnvAccount, EnvKey, driver.ErrPermission, err)
 	case status == http.StatusForbidden:
 		return fmt.Errorf("azblobstore: %s %q: %s: %w: %w", op, key, b.denied(code), class, err)
 	case status == 0 && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && isTransport(err):
@@ -95,6 +110,21 @@ func (b *Backend) wrap(op, key string, err error, code string, status int, class
 		return fmt.Errorf("azblobstore: %s %q: %w", op, key, err)
 	}
 	return fmt.Errorf("azblobstore: %s %q: %w: %w", op, key, class, err)
+}
+
+// service wraps err, an answer of the blob service, in a
+// *driver.ServiceError that says it in one line (the SDK's own text is a
+// dump of many lines).
+func service(err error) error {
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode == 0 {
+		return err
+	}
+	msg := ""
+	if re.RawResponse != nil {
+		msg = strings.TrimSpace(strings.TrimPrefix(re.RawResponse.Status, strconv.Itoa(re.StatusCode)))
+	}
+	return driver.Service(err, re.ErrorCode, re.StatusCode, msg)
 }
 
 // denied explains a 403 answer with code.

@@ -202,3 +202,13 @@ func conditions(mode driver.PutMode) *blob.AccessConditions {
 // staged blocks under the put's precondition. It implements
 // driver.MultipartNamer, for the capability probe's messages.
 func (b *Backend) MultipartCommitName() string { return "Put Block List" }
+
+// Conditions names Azure's conditional headers, for the capability
+// probe's messages (driver.ConditionNamer).
+func (b *Backend) Conditions() driver.Conditions {
+	return driver.Conditions{
+		Create: "If-None-Match: *",
+		Update: "If-Match",
+		Needed: "a blob service that honours If-None-Match: * and If-Match on Put Blob and Put Block List",
+	}
+}

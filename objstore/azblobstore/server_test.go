@@ -101,7 +101,8 @@ func TestProbeNamesPutBlockList(t *testing.T) {
 	}
 }
 
-// TestMissingContainer: a missing container is ErrNotFound, named.
+// TestMissingContainer: a missing container is ErrNoBucket, not
+// ErrNotFound (a missing blob), named.
 func TestMissingContainer(t *testing.T) {
 	s := testServer(t)
 	b, err := New(s.client(t, "fence-azblob-no-such-container"), "", nil)
@@ -111,13 +112,13 @@ func TestMissingContainer(t *testing.T) {
 	ctx := t.Context()
 	const want = `container "fence-azblob-no-such-container" does not exist`
 	_, err = b.Put(ctx, "k", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Update{ETag: `"0x1"`}})
-	if !errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrPreconditionFailed) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrPreconditionFailed) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Put (Update) to a missing container: %v", err)
 	}
-	if _, _, err := b.Get(ctx, "k", driver.GetOptions{}); !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
+	if _, _, err := b.Get(ctx, "k", driver.GetOptions{}); !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Get from a missing container: %v", err)
 	}
-	if err := b.List(ctx, "", func(driver.ObjectInfo) error { return nil }); !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
+	if err := b.List(ctx, "", func(driver.ObjectInfo) error { return nil }); !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("List of a missing container: %v", err)
 	}
 	if ok, err := b.ContainerExists(ctx); ok || err != nil {
@@ -191,7 +192,7 @@ func TestUnreachable(t *testing.T) {
 	// No retries, so that the test does not wait out the SDK's backoff.
 	b.client, _ = container.NewClientWithNoCredential(endpoint+"/box", &container.ClientOptions{ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
 	_, err = b.Put(t.Context(), "k", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Update{ETag: `"0x1"`}})
-	if err == nil || !strings.Contains(err.Error(), "cannot reach the blob service at "+endpoint) || errors.Is(err, driver.ErrPreconditionFailed) {
+	if !errors.Is(err, driver.ErrUnreachable) || !strings.Contains(err.Error(), "cannot reach the store at "+endpoint) || errors.Is(err, driver.ErrPreconditionFailed) {
 		t.Fatalf("Put to a closed port: %v", err)
 	}
 	if _, err := b.ContainerExists(t.Context()); err == nil || !strings.Contains(err.Error(), "cannot reach") {

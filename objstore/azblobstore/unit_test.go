@@ -42,7 +42,7 @@ func unitBackend(t *testing.T) *Backend {
 // Get and for each put mode, and the SDK's error stays in the chain.
 func TestErrorClasses(t *testing.T) {
 	b := unitBackend(t)
-	classes := []error{driver.ErrPreconditionFailed, driver.ErrNotFound, driver.ErrNotModified, driver.ErrPermission, driver.ErrPermanent, driver.ErrConflict}
+	classes := []error{driver.ErrPreconditionFailed, driver.ErrNotFound, driver.ErrNotModified, driver.ErrPermission, driver.ErrPermanent, driver.ErrConflict, driver.ErrNoBucket}
 	for _, tc := range []struct {
 		status int
 		code   string
@@ -56,8 +56,8 @@ func TestErrorClasses(t *testing.T) {
 		// Azure's answer to If-Match on a missing blob; Azurite's is 412.
 		{404, "BlobNotFound", driver.Update{ETag: `"0x1"`}, driver.ErrPreconditionFailed, ""},
 		{404, "BlobNotFound", nil, driver.ErrNotFound, ""},
-		{404, "ContainerNotFound", driver.Update{ETag: `"0x1"`}, driver.ErrNotFound, `container "bkt" does not exist`},
-		{404, "ContainerNotFound", driver.Create{}, driver.ErrNotFound, `container "bkt" does not exist`},
+		{404, "ContainerNotFound", driver.Update{ETag: `"0x1"`}, driver.ErrNoBucket, `container "bkt" does not exist`},
+		{404, "ContainerNotFound", driver.Create{}, driver.ErrNoBucket, `container "bkt" does not exist`},
 		{403, "AuthenticationFailed", driver.Create{}, driver.ErrPermission, "refused the credentials"},
 		{403, "AuthorizationFailure", driver.Create{}, driver.ErrPermission, "refused the credentials"},
 		{403, "AuthorizationPermissionMismatch", driver.Create{}, driver.ErrPermission, "lack a role"},

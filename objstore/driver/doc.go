@@ -17,7 +17,10 @@
 // that errors.Is works, and keeps the underlying SDK error in the chain
 // for errors.As:
 //
-//   - ErrNotFound: the object, or the bucket, does not exist.
+//   - ErrNotFound: the object does not exist.
+//   - ErrNoBucket: the bucket (container, directory) does not exist;
+//     a *NoBucketError names it. It matches ErrPermanent, not
+//     ErrNotFound.
 //   - ErrPreconditionFailed: a put's mode did not hold: Create found an
 //     object, Update found a different ETag or no object at all. A failed
 //     Update is always ErrPreconditionFailed, whatever the store answers
@@ -32,6 +35,15 @@
 //     match it: ErrPermission (access denied), ErrNoSpace (disk or
 //     storage full) and ErrReadOnly (a read-only file system). Report
 //     them only for a request known not to have been applied.
+//   - ErrUnreachable: no request reached the store, and no retry can
+//     change that (connection refused, an unknown host, plain HTTP
+//     against TLS or the reverse, an untrusted certificate); Unreachable
+//     makes the *UnreachableError that names the endpoint. It matches
+//     ErrPermanent. A backend's SDK must not retry it either
+//     (IsUnreachable).
+//
+// A backend wraps an SDK's error for a store's answer with Service, so
+// that Brief prints it in one line with the service's error code.
 //
 // Any other error from Put may hide a write that was applied; the Store
 // treats it as ambiguous and settles it by reading.

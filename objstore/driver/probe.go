@@ -146,19 +146,26 @@ func probe(ctx context.Context, b Backend, sse bool) error {
 // unsafeStore is the error of a probe that found the store ignoring a
 // precondition: what it did, on the probe object key.
 func unsafeStore(b Backend, key, what string) error {
-	return fmt.Errorf("%w: %s (probe object %q at %s). Use a store that supports S3 conditional writes, or opt out explicitly (SkipProbe / --unsafe-skip-probe) and accept that stale writers will NOT be fenced", ErrUnsafeStore, what, key, b.Location())
+	return fmt.Errorf("%w: %s (probe object %q at %s). Use %s, or opt out explicitly (SkipProbe / --unsafe-skip-probe) and accept that stale writers will NOT be fenced", ErrUnsafeStore, what, key, b.Location(), ConditionsOf(b).Needed)
 }
 
 // probePut makes the checks of single writes on key, and with sse the
 // encryption check.
 func probePut(ctx context.Context, b Backend, key string, sse bool) error {
-	defer b.Delete(context.WithoutCancel(ctx), key)
+	refused := false // every write was refused: there is nothing to delete
+	defer func() {
+		if !refused {
+			b.Delete(context.WithoutCancel(ctx), key)
+		}
+	}()
 	put := func(body string, mode PutMode) (ObjectInfo, error) {
 		return b.Put(ctx, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
 	}
 	unsafe := func(what string) error { return unsafeStore(b, key, what) }
+	c := ConditionsOf(b)
 	first, err := probeRace(ctx, b, key, unsafe)
 	if err != nil {
+		refused = errors.As(err, new(allRefused))
 		return err
 	}
 	if sse {
@@ -169,28 +176,34 @@ func probePut(ctx context.Context, b Backend, key string, sse bool) error {
 	_, err = put("2", Create{})
 	switch {
 	case err == nil:
-		return unsafe("a write with If-None-Match: * replaced an existing object")
+		return unsafe("a write with " + c.Create + " replaced an existing object")
 	case errors.Is(err, ErrPermanent):
 		return cannotWrite(b, key, err)
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: If-None-Match on an existing object: want 412 Precondition Failed, got: %w", err)
+		return fmt.Errorf("objstore: capability probe: %s on an existing object: want 412 Precondition Failed, got: %w", c.Create, err)
 	}
 	_, err = put("3", Update{ETag: staleETag(first.ETag)})
 	switch {
 	case err == nil:
-		return unsafe("a write with a stale If-Match ETag succeeded")
+		return unsafe("a write with a stale " + c.Update + " succeeded")
 	case errors.Is(err, ErrPermanent):
 		return cannotWrite(b, key, err)
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: stale If-Match: want 412 Precondition Failed, got: %w", err)
+		return fmt.Errorf("objstore: capability probe: stale %s: want 412 Precondition Failed, got: %w", c.Update, err)
 	}
 	if _, err := put("4", Update{ETag: first.ETag}); errors.Is(err, ErrPermanent) {
 		return cannotWrite(b, key, err)
 	} else if err != nil {
-		return fmt.Errorf("objstore: capability probe: If-Match with the current ETag %q failed, so no commit could ever succeed: %w", first.ETag, err)
+		return fmt.Errorf("objstore: capability probe: %s with the current %q failed, so no commit could ever succeed: %w", c.Update, first.ETag, err)
 	}
 	return nil
 }
+
+// allRefused is probeRace's error when the store refused every write
+// (ErrPermanent): nothing was written.
+type allRefused struct{ error }
+
+func (e allRefused) Unwrap() error { return e.error }
 
 // probeRace sends ProbeRacers writes with If-None-Match: * to the new
 // key at once and returns the one that succeeded. The losers must fail
@@ -204,6 +217,7 @@ func probeRace(ctx context.Context, b Backend, key string, unsafe func(string) e
 		errs  [ProbeRacers]error
 	)
 	body := func(i int) string { return fmt.Sprintf("racer %d", i) }
+	create := ConditionsOf(b).Create
 	for i := range ProbeRacers {
 		wg.Go(func() {
 			<-start
@@ -212,6 +226,15 @@ func probeRace(ctx context.Context, b Backend, key string, unsafe func(string) e
 	}
 	close(start)
 	wg.Wait()
+	refused := true
+	for _, err := range errs {
+		refused = refused && errors.Is(err, ErrPermanent)
+	}
+	if refused {
+		// Nothing was written (ErrPermanent says so): no retry, and no
+		// delete, can change the answer.
+		return ObjectInfo{}, allRefused{cannotWrite(b, key, errs[0])}
+	}
 	winner, won := -1, 0
 	for i, err := range errs {
 		switch {
@@ -220,14 +243,14 @@ func probeRace(ctx context.Context, b Backend, key string, unsafe func(string) e
 		case errors.Is(err, ErrPermanent):
 			return ObjectInfo{}, cannotWrite(b, key, err)
 		case !errors.Is(err, ErrPreconditionFailed) && !errors.Is(err, ErrConflict):
-			return ObjectInfo{}, fmt.Errorf("objstore: capability probe: %d concurrent writes with If-None-Match: * to one new key: want one success and 412 Precondition Failed or 409 ConditionalRequestConflict for the others, got: %w", ProbeRacers, err)
+			return ObjectInfo{}, fmt.Errorf("objstore: capability probe: %d concurrent writes with %s to one new key: want one success and 412 Precondition Failed or 409 ConditionalRequestConflict for the others, got: %w", ProbeRacers, create, err)
 		}
 	}
 	switch {
 	case won > 1:
-		return ObjectInfo{}, unsafe(fmt.Sprintf("%d of %d concurrent writes with If-None-Match: * to one new key succeeded; exactly one may (the store does not order concurrent conditional writes)", won, ProbeRacers))
+		return ObjectInfo{}, unsafe(fmt.Sprintf("%d of %d concurrent writes with %s to one new key succeeded; exactly one may (the store does not order concurrent conditional writes)", won, ProbeRacers, create))
 	case won == 0:
-		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: none of %d concurrent writes with If-None-Match: * to a new key %q succeeded (first error: %w)", ProbeRacers, key, errs[0])
+		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: none of %d concurrent writes with %s to a new key %q succeeded (first error: %w)", ProbeRacers, create, key, errs[0])
 	}
 	rc, info, err := b.Get(ctx, key, GetOptions{})
 	if err != nil {
@@ -239,7 +262,7 @@ func probeRace(ctx context.Context, b Backend, key string, unsafe func(string) e
 		return ObjectInfo{}, fmt.Errorf("objstore: capability probe: read back %q: %w", key, err)
 	}
 	if string(got) != body(winner) || info.ETag != infos[winner].ETag {
-		return ObjectInfo{}, unsafe(fmt.Sprintf("of %d concurrent writes with If-None-Match: * to one new key, one succeeded but the object holds %q (ETag %s), not its bytes %q (ETag %s): a write that failed replaced it", ProbeRacers, got, info.ETag, body(winner), infos[winner].ETag))
+		return ObjectInfo{}, unsafe(fmt.Sprintf("of %d concurrent writes with %s to one new key, one succeeded but the object holds %q (ETag %s), not its bytes %q (ETag %s): a write that failed replaced it", ProbeRacers, create, got, info.ETag, body(winner), infos[winner].ETag))
 	}
 	return infos[winner], nil
 }
@@ -253,6 +276,7 @@ func probeMultipart(ctx context.Context, b Backend, key string) error {
 		return PutMultipart(ctx, b, key, strings.NewReader(body), int64(len(body)), PutOptions{Mode: mode})
 	}
 	commit := MultipartCommitName(b)
+	c := ConditionsOf(b)
 	unsafe := func(what string) error {
 		return unsafeStore(b, key, what+" (the store ignores the precondition on "+commit+", so large writes would not be fenced)")
 	}
@@ -263,22 +287,22 @@ func probeMultipart(ctx context.Context, b Backend, key string) error {
 	case errors.Is(err, ErrPermanent):
 		return cannotWrite(b, key, err)
 	case err != nil:
-		return fmt.Errorf("objstore: capability probe: a multipart upload of a new key %q with If-None-Match: * on %s failed, so no large write could succeed: %w", key, commit, err)
+		return fmt.Errorf("objstore: capability probe: a multipart upload of a new key %q with %s on %s failed, so no large write could succeed: %w", key, c.Create, commit, err)
 	}
 	defer b.Delete(context.WithoutCancel(ctx), key)
 	_, err = put("6", Create{})
 	switch {
 	case err == nil:
-		return unsafe("a multipart upload whose " + commit + " carried If-None-Match: * replaced an existing object")
+		return unsafe("a multipart upload whose " + commit + " carried " + c.Create + " replaced an existing object")
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: %s with If-None-Match: * on an existing object: want 412 Precondition Failed, got: %w", commit, err)
+		return fmt.Errorf("objstore: capability probe: %s with %s on an existing object: want 412 Precondition Failed, got: %w", commit, c.Create, err)
 	}
 	_, err = put("7", Update{ETag: staleETag(first.ETag)})
 	switch {
 	case err == nil:
-		return unsafe("a multipart upload whose " + commit + " carried a stale If-Match ETag succeeded")
+		return unsafe("a multipart upload whose " + commit + " carried a stale " + c.Update + " succeeded")
 	case !errors.Is(err, ErrPreconditionFailed):
-		return fmt.Errorf("objstore: capability probe: %s with a stale If-Match: want 412 Precondition Failed, got: %w", commit, err)
+		return fmt.Errorf("objstore: capability probe: %s with a stale %s: want 412 Precondition Failed, got: %w", commit, c.Update, err)
 	}
 	return nil
 }

@@ -62,7 +62,9 @@
 // # Errors
 //
 // A missing object, and If-Match on a missing key, are reported with
-// errors matching driver.ErrNotFound; a failed precondition with
+// errors matching driver.ErrNotFound, unless the directory itself is
+// gone (removed after Open), which is driver.ErrNoBucket; a failed
+// precondition with
 // driver.ErrPreconditionFailed. A full disk or an exceeded quota (ENOSPC,
 // EDQUOT) is driver.ErrNoSpace, a refused permission (EACCES, EPERM)
 // driver.ErrPermission and a read-only file system (EROFS)

@@ -72,6 +72,17 @@ func notFound(op, key string, err error) error {
 	return fmt.Errorf("filestore: %s %q: %w (%w)", op, key, driver.ErrNotFound, err)
 }
 
+// rootMissing returns a *driver.NoBucketError when the backend's
+// directory itself does not exist (it was removed, or a file system
+// is not mounted there any more), and nil otherwise.
+func (b *Backend) rootMissing() error {
+	_, err := os.Stat(b.root)
+	if err == nil || !isNotExist(err) {
+		return nil
+	}
+	return &driver.NoBucketError{Kind: "directory", Name: b.root, Err: err}
+}
+
 func isNotExist(err error) bool {
 	// ENOTDIR cannot arise from our own layout, but treat a path through a
 	// stray file as missing rather than as an I/O failure.
@@ -88,6 +99,9 @@ func (b *Backend) open(op, key string) (*os.File, driver.ObjectInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if isNotExist(err) {
+			if nb := b.rootMissing(); nb != nil {
+				return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, nb)
+			}
 			return nil, driver.ObjectInfo{}, notFound(op, key, err)
 		}
 		return nil, driver.ObjectInfo{}, fmt.Errorf("filestore: %s %q: %w", op, key, refused(err))

@@ -35,11 +35,12 @@ func (b *Backend) List(ctx context.Context, prefix string, fn func(driver.Object
 	if len(whole) > 0 {
 		base = strings.Join(whole, "/") + "/"
 	}
-	w := walker{ctx: ctx, prefix: prefix, fn: fn}
+	w := walker{b: b, ctx: ctx, prefix: prefix, fn: fn}
 	return w.walk(dir, base, partial)
 }
 
 type walker struct {
+	b      *Backend
 	ctx    context.Context
 	prefix string
 	fn     func(driver.ObjectInfo) error
@@ -67,6 +68,9 @@ func (w *walker) walk(dir, base, partial string) error {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		if isNotExist(err) {
+			if nb := w.b.rootMissing(); nb != nil {
+				return fmt.Errorf("filestore: list %q: %w", w.prefix, nb)
+			}
 			return nil
 		}
 		return fmt.Errorf("filestore: list %q: %w", w.prefix, refused(err))

@@ -9,7 +9,8 @@ import (
 )
 
 // TestMissingBucket: Put, Get, Head and List of a bucket that does not
-// exist fail with driver.ErrNotFound, saying the bucket does not exist;
+// exist fail with driver.ErrNoBucket (and not driver.ErrNotFound, a
+// missing key), saying the bucket does not exist and where;
 // EnsureBucket creates it, and is idempotent.
 func TestMissingBucket(t *testing.T) {
 	ep := testEndpoint(t)
@@ -20,11 +21,11 @@ func TestMissingBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	want := "bucket \"" + name + "\" does not exist"
+	want := "bucket \"" + name + "\" does not exist at " + ep
 	check := func(op string, err error) {
 		t.Helper()
-		if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s in a missing bucket: %v; want ErrNotFound saying %s", op, err, want)
+		if !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s in a missing bucket: %v; want ErrNoBucket, not ErrNotFound, saying %s", op, err, want)
 		}
 	}
 	for _, mode := range []driver.PutMode{nil, driver.Create{}, driver.Update{ETag: "5"}} {

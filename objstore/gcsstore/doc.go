@@ -63,8 +63,8 @@
 //   - 412 conditionNotMet: driver.ErrPreconditionFailed
 //   - 404, storage.ErrObjectNotExist: driver.ErrNotFound; an Update of a
 //     missing object: driver.ErrPreconditionFailed
-//   - a missing bucket: driver.ErrNotFound, with a message saying the
-//     bucket does not exist (a 404 does not say which is missing on every
+//   - a missing bucket: driver.ErrNoBucket, a *driver.NoBucketError
+//     naming the bucket and the endpoint (a 404 does not say which is missing on every
 //     store, so the backend asks, with one more request, on that path)
 //   - 401 and 403: driver.ErrPermission (a 401 names the credentials)
 //   - 400 and 413: driver.ErrPermanent

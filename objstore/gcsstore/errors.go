@@ -28,8 +28,8 @@ func (b *Backend) fail(ctx context.Context, op, key string, err error) error {
 }
 
 // failPut is fail for a Put in mode: an Update of a missing object fails
-// its precondition, as the driver contract says; a missing bucket stays
-// driver.ErrNotFound.
+// its precondition, as the driver contract says; a missing bucket is
+// driver.ErrNoBucket.
 func (b *Backend) failPut(ctx context.Context, key string, err error, mode driver.PutMode) error {
 	c, missing := class(err), b.bucketMissing(ctx, err)
 	if _, update := mode.(driver.Update); update && c == driver.ErrNotFound && !missing {
@@ -39,17 +39,45 @@ func (b *Backend) failPut(ctx context.Context, key string, err error, mode drive
 }
 
 func (b *Backend) wrap(op, key string, err, c error, bucketMissing bool) error {
+	if ue := driver.Unreachable(b.where(), err); ue != nil {
+		return fmt.Errorf("gcsstore: %s %q: %w", op, key, ue)
+	}
+	var ge *googleapi.Error
+	if errors.As(err, &ge) && ge.Code != 0 {
+		code := ""
+		if len(ge.Errors) > 0 {
+			code = ge.Errors[0].Reason
+		}
+		err = driver.Service(err, code, ge.Code, ge.Message)
+	}
 	switch {
 	case bucketMissing:
-		return fmt.Errorf("gcsstore: %s %q: bucket %q does not exist (fence init creates it): %w: %w", op, key, b.name, driver.ErrNotFound, err)
+		return fmt.Errorf("gcsstore: %s %q: %w", op, key, &driver.NoBucketError{Kind: "bucket", Name: b.name, Endpoint: b.where(), Err: err})
 	case c == ErrRateLimited:
 		return fmt.Errorf("gcsstore: %s %q: %w: %w", op, key, ErrRateLimited, err)
 	case c == driver.ErrPermission && status(err) == http.StatusUnauthorized:
-		return fmt.Errorf("gcsstore: %s %q: the store refused the credentials (401; check Application Default Credentials): %w: %w", op, key, c, err)
+		return fmt.Errorf("gcsstore: %s %q: the store at %s refused the credentials (401; check Application Default Credentials): %w: %w", op, key, b.where(), c, err)
+	case c == driver.ErrPermission:
+		return fmt.Errorf("gcsstore: %s %q: the store at %s denied access (403): the credentials lack a role that allows it: %w: %w", op, key, b.where(), c, err)
 	case c == nil:
 		return fmt.Errorf("gcsstore: %s %q: %w", op, key, err)
 	}
 	return fmt.Errorf("gcsstore: %s %q: %w: %w", op, key, c, err)
+}
+
+// shouldRetry is the SDK's retry decision, except that an unreachable
+// endpoint (driver.ErrUnreachable) fails at the first attempt: the Store
+// does not retry it either.
+func shouldRetry(err error) bool {
+	return !driver.IsUnreachable(err) && storage.ShouldRetry(err)
+}
+
+// where names the service requests go to, for messages.
+func (b *Backend) where() string {
+	if b.endpoint == "" {
+		return "https://storage.googleapis.com"
+	}
+	return b.endpoint
 }
 
 // class returns the driver class of a GCS error, ErrRateLimited, or nil:

@@ -151,7 +151,7 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 	if err != nil {
 		return nil, fmt.Errorf("gcsstore: new client: %w", err)
 	}
-	client.SetRetry(storage.WithMaxAttempts(o.MaxAttempts))
+	client.SetRetry(storage.WithMaxAttempts(o.MaxAttempts), storage.WithErrorFunc(shouldRetry))
 	b, err := New(client, bucket, prefix, o.Endpoint, &o)
 	if err != nil {
 		client.Close()

@@ -22,3 +22,13 @@ func (b *Backend) CheckKey(key string) error {
 	}
 	return nil
 }
+
+// Conditions names GCS's generation preconditions, for the capability
+// probe's messages (driver.ConditionNamer).
+func (b *Backend) Conditions() driver.Conditions {
+	return driver.Conditions{
+		Create: "ifGenerationMatch=0",
+		Update: "ifGenerationMatch (the generation)",
+		Needed: "a GCS server that honours generation preconditions (ifGenerationMatch=0, and ifGenerationMatch with the object's generation)",
+	}
+}

@@ -22,7 +22,7 @@ func TestProbe(t *testing.T) {
 	if !errors.Is(err, driver.ErrUnsafeStore) {
 		t.Fatalf("probe of a store that ignores ifGenerationMatch: %v; want ErrUnsafeStore", err)
 	}
-	if !strings.Contains(err.Error(), "If-None-Match: *") || !strings.Contains(err.Error(), "succeeded") {
+	if !strings.Contains(err.Error(), "ifGenerationMatch=0") || !strings.Contains(err.Error(), "succeeded") {
 		t.Fatalf("probe error does not name the write that was not refused: %v", err)
 	}
 }

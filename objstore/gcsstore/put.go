@@ -69,7 +69,7 @@ func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int6
 	// context ends, whatever WithMaxAttempts says; this bounds it.
 	var attempts atomic.Int64
 	o = o.Retryer(storage.WithErrorFunc(func(err error) bool {
-		return storage.ShouldRetry(err) && attempts.Add(1) < int64(b.attempts)
+		return shouldRetry(err) && attempts.Add(1) < int64(b.attempts)
 	}))
 	// Cancelling wctx before Close abandons the upload: nothing appears.
 	wctx, cancel := context.WithCancel(ctx)

@@ -27,9 +27,18 @@ func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
 }
 
 func (b *Backend) wrap(op, key string, err error, code string, class error) error {
+	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+		return fmt.Errorf("miniostore: %s %q: %w", op, key, ue)
+	}
+	var er minio.ErrorResponse
+	if errors.As(err, &er) && er.StatusCode != 0 {
+		err = driver.Service(err, er.Code, er.StatusCode, er.Message)
+	}
 	switch {
 	case code == "NoSuchBucket":
-		return fmt.Errorf("miniostore: %s %q: bucket %q does not exist: %w: %w", op, key, b.bucket, class, err)
+		return fmt.Errorf("miniostore: %s %q: %w", op, key, &driver.NoBucketError{Kind: "bucket", Name: b.bucket, Endpoint: b.endpoint, Err: err})
+	case errors.Is(class, driver.ErrPermission):
+		return fmt.Errorf("miniostore: %s %q: the store at %s refused the request (%s): check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, MINIO_ROOT_USER and MINIO_ROOT_PASSWORD, or AWS_PROFILE) and what they may do: %w: %w", op, key, b.endpoint, code, class, err)
 	case class == nil:
 		return fmt.Errorf("miniostore: %s %q: %w", op, key, err)
 	case errors.Is(class, driver.ErrPermanent) && code != "":

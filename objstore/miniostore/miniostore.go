@@ -61,6 +61,7 @@ type Backend struct {
 	bucket   string
 	prefix   string // "" or ends in "/"
 	location string
+	endpoint string // where requests go, without credentials
 	partSize int64
 	sse      encrypt.ServerSide
 	sseName  string // Options.SSE
@@ -98,7 +99,8 @@ func newBackend(client *minio.Client, bucket, prefix string, o Options) (*Backen
 	}
 	u := *client.EndpointURL()
 	u.User = nil
-	b.location = loc + "@" + u.String()
+	b.endpoint = u.String()
+	b.location = loc + "@" + b.endpoint
 	return b, nil
 }
 

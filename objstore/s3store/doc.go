@@ -57,7 +57,8 @@
 //   - 409 ConditionalRequestConflict: driver.ErrConflict
 //   - 404 NoSuchKey or NotFound, including If-Match on a missing key:
 //     driver.ErrNotFound
-//   - NoSuchBucket: driver.ErrNotFound, with a message naming the bucket
+//   - NoSuchBucket: driver.ErrNoBucket (a *driver.NoBucketError naming
+//     the bucket and the endpoint)
 //   - anything else, NoSuchUpload included (a retried completion whose
 //     first attempt succeeded gets it): no class, so the Store treats the
 //     outcome as ambiguous

@@ -15,7 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go/logging"
 
+	"github.com/fencedstore/fence/internal/awsretry"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 	"github.com/fencedstore/fence/transport"
@@ -88,6 +90,7 @@ type Backend struct {
 	bucket    string
 	prefix    string // "" or ends in "/"
 	location  string
+	endpoint  string // where requests go, without credentials
 	sse       types.ServerSideEncryption
 	kmsKeyID  string
 	partSize  int64
@@ -128,6 +131,7 @@ func New(client *s3.Client, bucket, prefix string, opts *Options) (*Backend, err
 	b.partSize, b.threshold, b.singleMax = o.PartSize, o.MultipartThreshold, o.SinglePutMax
 	co := client.Options()
 	b.location = location(bucket, b.prefix, aws.ToString(co.BaseEndpoint), co.Region)
+	b.endpoint = b.location[strings.LastIndex(b.location, "@")+1:]
 	return b, nil
 }
 
@@ -155,7 +159,12 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 			return nil, &rules.InvalidError{What: "endpoint", Value: redact(o.Endpoint), Reason: "credentials in the endpoint URL are not accepted; use the AWS credential chain (environment, shared credentials file)"}
 		}
 	}
-	lo := []func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(o.Timeouts.Apply))}
+	// The SDK's own warnings ("falling back to IMDSv1", "failed to
+	// discard remaining HTTP response body" when a server closes the
+	// connection after an error) would go to stderr beside fence's one
+	// line per error; the error says what failed.
+	lo := []func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(o.Timeouts.Apply)),
+		config.WithLogger(logging.Nop{})}
 	if o.Region != "" {
 		lo = append(lo, config.WithRegion(o.Region))
 	}
@@ -166,6 +175,9 @@ func Open(ctx context.Context, bucket, prefix string, opts *Options) (*Backend, 
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	// An unreachable endpoint fails at the first attempt: the Store
+	// does not retry it either (driver.ErrUnreachable).
+	awsretry.Apply(&cfg)
 	client := s3.NewFromConfig(cfg, func(so *s3.Options) {
 		if o.Endpoint != "" {
 			so.BaseEndpoint = aws.String(o.Endpoint)

@@ -58,3 +58,6 @@ func (i ignoringComplete) MultipartCommitName() string { return driver.Multipart
 
 // Location is "ignoring-complete+" and the backend's.
 func (i ignoringComplete) Location() string { return "ignoring-complete+" + i.Backend.Location() }
+
+// Conditions is the backend's, so that the probe names its mechanism.
+func (i ignoring) Conditions() driver.Conditions { return driver.ConditionsOf(i.Backend) }

@@ -14,7 +14,8 @@ import (
 // Class returns the objstore error class of an S3 error answer with the
 // given error code and HTTP status, or nil:
 //
-//   - NoSuchBucket, NoSuchKey, NotFound or 404: driver.ErrNotFound
+//   - NoSuchBucket: driver.ErrNoBucket
+//   - NoSuchKey, NotFound or 404: driver.ErrNotFound
 //   - NotModified or 304: driver.ErrNotModified
 //   - PreconditionFailed or 412: driver.ErrPreconditionFailed
 //   - ConditionalRequestConflict: driver.ErrConflict
@@ -42,7 +43,7 @@ import (
 func Class(code string, status int) error {
 	switch {
 	case code == "NoSuchBucket":
-		return driver.ErrNotFound
+		return driver.ErrNoBucket
 	case permission[code] || status == http.StatusForbidden && code != "RequestTimeTooSkewed":
 		return driver.ErrPermission
 	case code == "XMinioStorageFull" || code == "InsufficientStorage":
@@ -90,10 +91,10 @@ var permanent = map[string]bool{
 
 // PutClass is Class for the answer to a Put in mode: an Update of a
 // missing key (NoSuchKey, 404) fails its precondition, as the driver
-// contract says, while a missing bucket stays ErrNotFound.
+// contract says, while a missing bucket stays ErrNoBucket.
 func PutClass(code string, status int, mode driver.PutMode) error {
 	class := Class(code, status)
-	if _, update := mode.(driver.Update); update && class == driver.ErrNotFound && code != "NoSuchBucket" {
+	if _, update := mode.(driver.Update); update && class == driver.ErrNotFound {
 		return driver.ErrPreconditionFailed
 	}
 	return class

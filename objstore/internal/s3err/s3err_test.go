@@ -16,7 +16,7 @@ func TestClass(t *testing.T) {
 		status int
 		want   error
 	}{
-		{"NoSuchBucket", 404, objstore.ErrNotFound},
+		{"NoSuchBucket", 404, objstore.ErrNoBucket},
 		{"NoSuchKey", 404, objstore.ErrNotFound},
 		{"NotFound", 404, objstore.ErrNotFound},
 		{"", 404, objstore.ErrNotFound},

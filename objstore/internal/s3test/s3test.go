@@ -140,20 +140,21 @@ func Prefix(t *testing.T, b Prefixed, wantLocation string, get func(key string) 
 }
 
 // NoSuchBucket checks that b, opened on bucket, which does not exist,
-// fails Put, Get and List with driver.ErrNotFound, naming the bucket.
+// fails Put, Get and List with driver.ErrNoBucket, and not
+// driver.ErrNotFound (a missing key or domain), naming the bucket.
 func NoSuchBucket(t *testing.T, b driver.Backend, bucket string) {
 	t.Helper()
 	ctx := t.Context()
 	_, err := b.Put(ctx, "k", strings.NewReader("x"), 1, driver.PutOptions{Mode: driver.Create{}})
-	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), `bucket "`+bucket+`" does not exist`) {
+	if !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), `bucket "`+bucket+`" does not exist`) {
 		t.Fatalf("Put to a missing bucket: %v", err)
 	}
 	_, _, err = b.Get(ctx, "k", driver.GetOptions{})
-	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
+	if !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
 		t.Fatalf("Get from a missing bucket: %v", err)
 	}
 	err = b.List(ctx, "", func(driver.ObjectInfo) error { return nil })
-	if !errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
+	if !errors.Is(err, driver.ErrNoBucket) || errors.Is(err, driver.ErrNotFound) || !strings.Contains(err.Error(), bucket) {
 		t.Fatalf("List of a missing bucket: %v", err)
 	}
 }
@@ -305,7 +306,7 @@ func ErrorClasses(t *testing.T, sdkError func(status int, code string) error, fa
 		{409, "ConditionalRequestConflict", driver.ErrConflict},
 		{404, "NoSuchKey", driver.ErrNotFound},
 		{404, "NotFound", driver.ErrNotFound},
-		{404, "NoSuchBucket", driver.ErrNotFound},
+		{404, "NoSuchBucket", driver.ErrNoBucket},
 		{404, "NoSuchUpload", nil},
 		{409, "BucketAlreadyExists", nil},
 		{503, "SlowDown", nil},
@@ -313,7 +314,7 @@ func ErrorClasses(t *testing.T, sdkError func(status int, code string) error, fa
 	} {
 		sdk := sdkError(tc.status, tc.code)
 		err := fail(sdk)
-		for _, class := range []error{driver.ErrPreconditionFailed, driver.ErrConflict, driver.ErrNotFound} {
+		for _, class := range []error{driver.ErrPreconditionFailed, driver.ErrConflict, driver.ErrNotFound, driver.ErrNoBucket} {
 			if got := errors.Is(err, class); got != (class == tc.want) {
 				t.Errorf("%d %s: errors.Is(%v) = %v", tc.status, tc.code, class, got)
 			}

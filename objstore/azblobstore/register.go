@@ -1,4 +1,4 @@
-package config
+package azblobstore
 
 import (
 	"context"
@@ -7,16 +7,18 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/fencedstore/fence/objstore/azblobstore"
+	"github.com/fencedstore/fence/config/registry"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
 // azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]: Azure Blob
-// Storage through objstore/azblobstore, with credentials from the
-// environment, or an emulator (Azurite) at endpoint, which may end in
-// the account (http://127.0.0.1:10000/devstoreaccount1).
+// Storage, with credentials from the environment, or an emulator
+// (Azurite) at endpoint, which may end in the account
+// (http://127.0.0.1:10000/devstoreaccount1). A program that imports this
+// package (import _ "github.com/fencedstore/fence/objstore/azblobstore")
+// has package config open azblob:// URLs.
 func init() {
-	Register("azblob", Scheme{
+	registry.Register("azblob", registry.Scheme{
 		Form:   azblobForm,
 		Params: []string{"endpoint", "account"},
 		Kind:   "container",
@@ -26,12 +28,12 @@ func init() {
 		CheckBucket:   checkAzblobContainer,
 		CheckEndpoint: checkAzblobEndpoint,
 		Validate:      checkAzblobAccount,
-		Open: func(ctx context.Context, loc Location) (driver.Backend, error) {
-			return azblobstore.Open(ctx, loc.Bucket, loc.Prefix, azblobOptions(loc))
+		Open: func(ctx context.Context, loc registry.Location) (driver.Backend, error) {
+			return Open(ctx, loc.Bucket, loc.Prefix, azblobOptions(loc))
 		},
-		Bucket: func(ctx context.Context, loc Location) (Bucket, error) {
+		Bucket: func(ctx context.Context, loc registry.Location) (registry.Bucket, error) {
 			// Without the prefix: the container is what Init creates.
-			b, err := azblobstore.Open(ctx, loc.Bucket, "", azblobOptions(loc))
+			b, err := Open(ctx, loc.Bucket, "", azblobOptions(loc))
 			if err != nil {
 				return nil, err
 			}
@@ -47,8 +49,8 @@ func init() {
 // azblobForm is the form of an azblob URL, for messages.
 const azblobForm = "azblob://CONTAINER[/PREFIX][?endpoint=URL&account=NAME]"
 
-func azblobOptions(loc Location) *azblobstore.Options {
-	return &azblobstore.Options{Endpoint: loc.Endpoint, Account: loc.Account}
+func azblobOptions(loc registry.Location) *Options {
+	return &Options{Endpoint: loc.Endpoint, Account: loc.Account}
 }
 
 // checkAzblobContainer applies Azure's container naming rules.
@@ -56,7 +58,7 @@ func checkAzblobContainer(name string) string {
 	if name == "" {
 		return "no container; write " + azblobForm
 	}
-	if reason := azblobstore.CheckContainerName(name); reason != "" {
+	if reason := CheckContainerName(name); reason != "" {
 		return fmt.Sprintf("container %q: %s", name, reason)
 	}
 	return ""
@@ -65,21 +67,21 @@ func checkAzblobContainer(name string) string {
 // checkAzblobEndpoint accepts http(s)://HOST[:PORT][/ACCOUNT] (Azurite's
 // endpoint names the account in its path).
 func checkAzblobEndpoint(value string) string {
-	if reason := azblobstore.CheckEndpoint(value); reason != "" {
-		return fmt.Sprintf("endpoint %q: %s", Redact(value), reason)
+	if reason := CheckEndpoint(value); reason != "" {
+		return fmt.Sprintf("endpoint %q: %s", registry.Redact(value), reason)
 	}
 	return ""
 }
 
 // checkAzblobAccount applies Azure's storage account naming rules to
 // account=: 3 to 24 lower-case letters and digits.
-func checkAzblobAccount(loc Location) string {
+func checkAzblobAccount(loc registry.Location) string {
 	if loc.Account == "" {
 		return ""
 	}
 	ok := len(loc.Account) >= 3 && len(loc.Account) <= 24
 	for _, c := range []byte(loc.Account) {
-		ok = ok && isAlnum(c)
+		ok = ok && (c >= 'a' && c <= 'z' || c >= '0' && c <= '9')
 	}
 	if !ok {
 		return fmt.Sprintf("account %q: a storage account name is 3 to 24 lower-case letters and digits", loc.Account)
@@ -88,7 +90,7 @@ func checkAzblobAccount(loc Location) string {
 }
 
 // azblobContainer is the container Init creates and Doctor checks.
-type azblobContainer struct{ *azblobstore.Backend }
+type azblobContainer struct{ *Backend }
 
 func (c azblobContainer) BucketExists(ctx context.Context) (bool, error) {
 	return c.ContainerExists(ctx)
