@@ -4,9 +4,10 @@ import "strings"
 
 // tidy returns an error message, which the caller prints after
 // "fence: ", without the prefixes it would say twice: a word repeated
-// ("policy: policy: ..." is "policy: ...") and the fence package's own
-// "fence: " inside ("lease acquire: fence: acquire ..." is "lease
-// acquire: acquire ...").
+// ("policy: policy: ..." is "policy: ..."), the fence package's own
+// "fence: " inside, and a prefix that the one before it ends with
+// ("lease acquire "d": fence: acquire "d": ..." is "lease acquire "d":
+// ...").
 func tidy(msg string) string {
 	parts := strings.Split(msg, ": ")
 	out := parts[:0:0]
@@ -16,6 +17,8 @@ func tidy(msg string) string {
 		case !last && p == "fence":
 			continue // "fence: " is printed once, first
 		case !last && len(out) > 0 && p == out[len(out)-1] && isWord(p):
+			continue
+		case !last && len(out) > 0 && strings.Contains(p, " ") && strings.HasSuffix(out[len(out)-1], " "+p):
 			continue
 		}
 		out = append(out, p)

@@ -10,10 +10,12 @@ import (
 func TestTidy(t *testing.T) {
 	for in, want := range map[string]string{
 		`policy: policy: Azure assignable scope "bad": want ...`:          `policy: Azure assignable scope "bad": want ...`,
-		`lease acquire "d/x": fence: acquire "d/x": read the store's ...`: `lease acquire "d/x": acquire "d/x": read the store's ...`,
-		`fence: audit "d": read the lease: x`:                             `audit "d": read the lease: x`,
-		`ls "d": objstore: read manifest "m": s3store: get "m": boom`:     `ls "d": objstore: read manifest "m": s3store: get "m": boom`,
-		`key "a: a: b"`: `key "a: a: b"`,
+		`lease acquire "d/x": fence: acquire "d/x": read the store's ...`: `lease acquire "d/x": read the store's ...`,
+		`put "k": get "k": boom`:                                      `put "k": get "k": boom`,
+		`x: acquire "d": acquire "d"`:                                 `x: acquire "d": acquire "d"`,
+		`fence: audit "d": read the lease: x`:                         `audit "d": read the lease: x`,
+		`ls "d": objstore: read manifest "m": s3store: get "m": boom`: `ls "d": objstore: read manifest "m": s3store: get "m": boom`,
+		`key "a: a: b"`:                                               `key "a: a: b"`,
 	} {
 		if got := tidy(in); got != want {
 			t.Errorf("tidy(%q) = %q, want %q", in, got, want)
