@@ -71,20 +71,9 @@ resized version object).`,
 			if len(changes) == 0 {
 				return usage("commit: no receipts in %q", sources)
 			}
-			store, _, closeAll, err := a.open(cmd, storeWrites)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			c, err := store.Commit(cmd.Context(), domain, token, changes, nil)
-			if err != nil {
-				return fenced(fmt.Sprintf("commit %d receipts in domain %q", len(changes), domain), err)
-			}
-			if a.json {
-				return a.printJSON(c)
-			}
-			a.info("committed %d receipts in domain %q with token %d, manifest seq %d", len(changes), domain, token, c.Seq)
-			return nil
+			return a.commitChanges(cmd, domain, token, changes,
+				fmt.Sprintf("commit %d receipts in domain %q", len(changes), domain),
+				fmt.Sprintf("committed %d receipts in domain %q", len(changes), domain))
 		},
 	}
 	f := cmd.Flags()

@@ -30,20 +30,9 @@ domain has accepted a higher one (a newer lease holder took over).`,
 			for i, k := range keys {
 				changes[i] = objstore.DeleteKey(k)
 			}
-			store, _, closeAll, err := a.open(cmd, storeWrites)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			c, err := store.Commit(cmd.Context(), domain, token, changes, nil)
-			if err != nil {
-				return fenced(fmt.Sprintf("rm %s in domain %q", quoteAll(keys), domain), err)
-			}
-			if a.json {
-				return a.printJSON(c)
-			}
-			a.info("deleted %s in domain %q with token %d, manifest seq %d", quoteAll(keys), domain, token, c.Seq)
-			return nil
+			return a.commitChanges(cmd, domain, token, changes,
+				fmt.Sprintf("rm %s in domain %q", quoteAll(keys), domain),
+				fmt.Sprintf("deleted %s in domain %q", quoteAll(keys), domain))
 		},
 	}
 	cmd.Flags().String("token", "", "fencing token `N` from 'fence lease acquire' (env "+envToken+")")
