@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,19 +22,22 @@ import (
 // a local backend.
 func tiny(b driver.Backend) Config {
 	return Config{
-		Backend:          b,
-		Iterations:       2,
-		PutSizes:         []int64{KiB, 3 * KiB},
-		GetSizes:         []int64{KiB, 2 * MiB},
-		CommitKeys:       3,
-		CommitKeySize:    100,
-		CommitIterations: 2,
-		Domains:          []int{1, 3},
-		Writers:          []int{4},
-		ThroughputTime:   time.Millisecond,
-		ThroughputRounds: 1,
-		LiveKeys:         []int{2, 5},
-		MemorySize:       MiB,
+		Backend:           b,
+		Iterations:        2,
+		PutSizes:          []int64{KiB, 3 * KiB},
+		GetSizes:          []int64{KiB, 2 * MiB},
+		CommitKeys:        3,
+		CommitKeySize:     100,
+		CommitIterations:  2,
+		Domains:           []int{1, 3},
+		Writers:           []int{4},
+		ThroughputTime:    time.Millisecond,
+		ThroughputRounds:  1,
+		LiveKeys:          []int{2, 5},
+		MemorySize:        MiB,
+		Receipts:          3,
+		ReceiptIterations: 2,
+		LargeReceipts:     5,
 	}
 }
 
@@ -49,13 +53,20 @@ var tinyIDs = []string{
 	"job/100B", "job/100B/nofence",
 	"process/put/100B", "process/put/100B/nocache",
 	"memory/put/1MiB", "memory/get/1MiB",
+	"receipts/3x100B", "receipts/5x100B/memory",
 }
 
 // Which rows have no floor (throughput and memory rows), and which have
 // the client's allocations measured for each side (in-process latency
 // rows: the process rows have the children's CPU only).
 func wantFloor(row Row) bool {
-	return row.Case != CaseDomains && row.Case != CaseWriters && row.Case != CaseMemory
+	return row.Case != CaseDomains && row.Case != CaseWriters && row.Metric != metricRSS
+}
+
+// wantPlain: every row has a plain side but the large commit of
+// receipts, which prints its time and peak RSS alone.
+func wantPlain(row Row) bool {
+	return row.ID != "receipts/5x100B/memory"
 }
 func wantAllocs(row Row) bool {
 	return row.Metric == metricP50 && row.Case != CaseLease && row.Case != CaseProcess
@@ -92,8 +103,11 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 			}
 			continue
 		}
-		if row.Fenced.N == 0 || row.Plain.N == 0 || row.Ratio <= 0 || row.Baseline == "" {
+		if row.Fenced.N == 0 || row.Baseline == "" || wantPlain(row) && (row.Plain.N == 0 || row.Ratio <= 0) {
 			t.Errorf("%s: want both sides measured and a ratio, got %+v", row.ID, row)
+		}
+		if !wantPlain(row) && (row.Plain.N != 0 || row.Ratio != 0 || row.Fenced.N != 1 || row.Fenced.P50 <= 0) {
+			t.Errorf("%s: want one fenced commit timed and no plain side, got %+v", row.ID, row)
 		}
 		if hasFloor := row.Floor.N > 0 && row.FloorRatio > 0 && row.FloorBaseline != "" && row.FloorTarget != nil; hasFloor != wantFloor(row) {
 			t.Errorf("%s: floor %+v (%s), ratio %v; want one: %v", row.ID, row.Floor, row.FloorBaseline, row.FloorRatio, wantFloor(row))
@@ -107,7 +121,7 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 		if row.Case == CaseProcess && (row.Fenced.CPU <= 0 || row.Plain.CPU <= 0 || row.Floor.CPU <= 0) {
 			t.Errorf("%s: want the children's CPU on every side, got fenced %+v plain %+v floor %+v", row.ID, row.Fenced, row.Plain, row.Floor)
 		}
-		if row.Metric == metricRSS && (row.Fenced.PeakRSS <= 0 || row.Plain.PeakRSS <= 0) {
+		if row.Metric == metricRSS && (row.Fenced.PeakRSS <= 0 || wantPlain(row) && row.Plain.PeakRSS <= 0) {
 			t.Errorf("%s: want peak RSS on both sides, got %+v", row.ID, row)
 		}
 		if row.Metric == metricP50 && row.Fenced.N != 2 {
@@ -389,6 +403,9 @@ func TestJudge(t *testing.T) {
 		{Row{ID: "livekeys/10000", Ratio: 1.1, Baseline: liveKeysBaseline(5), Fenced: Stats{N: 1}}, "", false},
 		{Row{ID: "memory/put/1GiB", Ratio: 1.05, Fenced: Stats{N: 1, PeakRSS: 64 * MiB}}, "<= 1.05x", true},
 		{Row{ID: "memory/get/1GiB", Ratio: 1.06, Fenced: Stats{N: 1, PeakRSS: 65 * MiB}}, "<= 1.05x", false},
+		{Row{ID: "receipts/1000x1KiB", Ratio: 1.2, Fenced: Stats{N: 1}}, "<= 1.2x", true},
+		{Row{ID: "receipts/1000x1KiB", Ratio: 1.21, Fenced: Stats{N: 1}}, "<= 1.2x", false},
+		{Row{ID: "receipts/10000x1KiB/memory", Fenced: Stats{N: 1, PeakRSS: 80 * MiB}}, "", false},
 	} {
 		row := tc.row
 		judge(&row)
@@ -485,8 +502,11 @@ func TestDefaults(t *testing.T) {
 		!slices.Equal(d.Domains, []int{1, 8, 64}) || !slices.Equal(d.LiveKeys, []int{10, 1000, 10000}) || d.MemorySize != GiB {
 		t.Errorf("Defaults() = %+v", d)
 	}
+	if d.Receipts != 1000 || d.ReceiptIterations != 10 || d.LargeReceipts != 10000 || !slices.Contains(d.Cases, CaseReceipts) {
+		t.Errorf("Defaults() receipts: %d receipts, %d iterations, %d in the large commit; cases %v", d.Receipts, d.ReceiptIterations, d.LargeReceipts, d.Cases)
+	}
 	// The target rows are the default rows.
-	for _, id := range []string{"put/64MiB", "get/1KiB", "commit/100x1KiB", "domains/64", "livekeys/10000", "memory/get/1GiB"} {
+	for _, id := range []string{"put/64MiB", "get/1KiB", "commit/100x1KiB", "domains/64", "livekeys/10000", "memory/get/1GiB", "receipts/1000x1KiB"} {
 		if _, ok := targets[id]; !ok {
 			t.Errorf("no target for %s", id)
 		}
@@ -528,5 +548,56 @@ func TestInterleaveOrderVaries(t *testing.T) {
 				t.Errorf("side %d never followed side %d within an iteration (order %v)", s, p, order)
 			}
 		}
+	}
+}
+
+// TestReceiptsCaseStagesFreshReceipts: every commit of the receipts row,
+// warm-up included, publishes receipts staged for it alone, each checked
+// with one HEAD, and the floor makes as many HEADs. On the memory
+// backend the large row is skipped: no child process can reopen it.
+func TestReceiptsCaseStagesFreshReceipts(t *testing.T) {
+	fb := faulty.New(memstore.New())
+	var mu sync.Mutex
+	staged := map[string]bool{}
+	heads := map[string]int{}
+	isStaged := func(key string) bool { return strings.Contains(key, "/_fence/v/") && strings.Contains(key, "1-s") }
+	fb.Add(faulty.Rule{Every: true, Match: func(c faulty.Call) bool {
+		if isStaged(c.Key) {
+			mu.Lock()
+			switch c.Op {
+			case faulty.OpPut:
+				staged[c.Key] = true
+			case faulty.OpHead:
+				heads[c.Key]++
+			}
+			mu.Unlock()
+		}
+		return false
+	}})
+	cfg := tiny(fb)
+	cfg.Cases = []Case{CaseReceipts}
+	rep, err := Run(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, rep.Table())
+	}
+	if got, want := rowIDs(rep), []string{"receipts/3x100B", "receipts/5x100B/memory"}; !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+	if row := rep.Rows[1]; row.Skipped == "" || row.Fenced.N != 0 {
+		t.Errorf("large row on memstore: %+v, want it skipped", row)
+	}
+	commits := cfg.ReceiptIterations + 1 // and the warm-up
+	if len(staged) != commits*cfg.Receipts {
+		t.Errorf("%d values staged, want %d: %d new receipts for each of %d commits", len(staged), commits*cfg.Receipts, cfg.Receipts, commits)
+	}
+	total := 0
+	for key := range staged {
+		if heads[key] == 0 {
+			t.Errorf("staged object %s was never checked", key)
+		}
+		total += heads[key]
+	}
+	if want := 2 * commits * cfg.Receipts; total != want {
+		t.Errorf("%d HEADs of staged objects, want %d: one by the commit's check and one by the floor for each", total, want)
 	}
 }

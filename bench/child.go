@@ -156,6 +156,8 @@ func runChild(specJSON string) (childResult, error) {
 	switch spec.Op {
 	case childPlainPut, childFloorPut:
 		return runProcessChild(ctx, spec, b)
+	case childCommitReceipts:
+		return runReceiptsChild(ctx, spec, b)
 	}
 	start := time.Now()
 	var n int64

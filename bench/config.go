@@ -52,10 +52,16 @@ const (
 	// CaseMemory: peak resident memory of a put and a get of
 	// Config.MemorySize bytes, each in a child process.
 	CaseMemory Case = "memory"
+	// CaseReceipts: a commit publishing Config.Receipts staged receipts
+	// against its floor (a HEAD of each at the store's upload
+	// parallelism, one conditional manifest write), and the time and
+	// peak resident memory of a commit of Config.LargeReceipts, in a
+	// child process.
+	CaseReceipts Case = "receipts"
 )
 
 // AllCases lists every case in the order Run measures them.
-var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseWriters, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory}
+var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseWriters, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory, CaseReceipts}
 
 // ParseCases parses a comma-separated list of case names, as a CLI flag
 // gives it. "" and "all" mean every case.
@@ -181,6 +187,17 @@ type Config struct {
 	// ProcessIterations is the number of timed iterations of each side
 	// of the process rows. Default 20.
 	ProcessIterations int
+
+	// Receipts is the number of staged receipts (of CommitKeySize bytes
+	// each) the receipts row's commit publishes. Default 1,000.
+	Receipts int
+	// ReceiptIterations is the number of timed iterations of the
+	// receipts row; each stages Receipts new values first, untimed.
+	// Default 10.
+	ReceiptIterations int
+	// LargeReceipts is the number of receipts of the receipts case's
+	// memory row, committed once in a child process. Default 10,000.
+	LargeReceipts int
 }
 
 // Defaults returns a Config with every field but the clients and
@@ -240,6 +257,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ProcessIterations <= 0 {
 		c.ProcessIterations = 20
+	}
+	if c.Receipts <= 0 {
+		c.Receipts = 1000
+	}
+	if c.ReceiptIterations <= 0 {
+		c.ReceiptIterations = 10
+	}
+	if c.LargeReceipts <= 0 {
+		c.LargeReceipts = 10000
 	}
 	return c
 }

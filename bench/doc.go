@@ -74,7 +74,11 @@
 //     release;
 //   - `fence put` process: a process of the same binary that makes one
 //     GET of the manifest (a new process has no cached ETag) and one
-//     conditional PUT of as many bytes.
+//     conditional PUT of as many bytes;
+//   - commit publishing N staged receipts: one HEAD of each receipt's
+//     version object at the store's upload parallelism (the commit's
+//     checks), then one conditional manifest write; this floor is also
+//     the row's plain side.
 //
 // Throughput (domains, writers) and memory rows have no floor.
 //

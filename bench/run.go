@@ -68,6 +68,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		{CaseJob, r.jobCase},
 		{CaseProcess, r.processCase},
 		{CaseMemory, r.memoryCase},
+		{CaseReceipts, r.receiptsCase},
 	}
 	for _, c := range cases {
 		if !cfg.has(c.c) {
@@ -315,6 +316,8 @@ func progressLine(row Row) string {
 		return fmt.Sprintf("%s: error: %s", row.Name, row.Error)
 	case row.Fenced.N == 0:
 		return fmt.Sprintf("%s: skipped: %s", row.Name, row.Skipped)
+	case row.Metric == metricRSS && row.Plain.N == 0:
+		return fmt.Sprintf("%s: fenced peak RSS %s, in %s", row.Name, formatBytes(row.Fenced.PeakRSS), formatDur(row.Fenced.P50))
 	case row.Metric == metricRSS:
 		return fmt.Sprintf("%s: fenced peak RSS %s, plain %s", row.Name, formatBytes(row.Fenced.PeakRSS), formatBytes(row.Plain.PeakRSS))
 	}
