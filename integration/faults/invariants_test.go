@@ -151,12 +151,12 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 	var vs []violation
 	visible := func(d, key, object, who string) {
 		rec := recs[d]
-		_, _, tok, id, err := format.ParseVersionKey(object)
+		_, _, tok, _, err := format.ParseVersionKey(object)
 		if err != nil {
 			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at a malformed version %q", who, d, key, object)})
 			return
 		}
-		c, ok := rec.entry(id)
+		c, ok := rec.publisher(object)
 		switch {
 		case !ok:
 			vs = append(vs, violation{"I3", fmt.Sprintf("%s saw %s/%s at version %q, which no manifest write in the store's record published", who, d, key, object)})
@@ -178,12 +178,9 @@ func checkI3(h *history, recs map[string]*domainRecord, final map[string]map[str
 			if w.m == nil {
 				continue
 			}
-			mine := rec.attempts(i)
 			for k, e := range w.m.Keys {
-				if !e.Deleted && e.Version != "" {
-					if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && mine[id] {
-						visible(d, k, e.Version, fmt.Sprintf("manifest seq %d", w.m.Seq))
-					}
+				if !e.Deleted && e.Version != "" && rec.introduces(i, e.Version) {
+					visible(d, k, e.Version, fmt.Sprintf("manifest seq %d", w.m.Seq))
 				}
 			}
 		}
@@ -253,9 +250,8 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 				vs = append(vs, violation{"I4", fmt.Sprintf("%s: manifest write seq %d (commit %s by %q, token %d) came after seq %d (commit %s by %q) and applied the commits at seqs %v, not one at every seq from %d to %d: a write was overwritten and its commits lost, or a commit's log entry is missing", d, m.Seq, m.Last.ID, m.Last.Holder, m.Last.Token, prev.Seq, prev.Last.ID, prev.Last.Holder, seqs, prev.Seq+1, m.Seq)})
 			}
 			prev = m
-			mine := rec.attempts(i)
 			for k, e := range m.Keys {
-				if _, _, _, id, err := format.ParseVersionKey(e.Version); err == nil && mine[id] {
+				if rec.introduces(i, e.Version) {
 					lastPut[k] = e.Version
 				}
 			}
@@ -267,11 +263,7 @@ func checkI4(h *history, recs map[string]*domainRecord, finalVersions, finalValu
 			}
 		}
 		for k, obj := range got {
-			_, _, _, id, err := format.ParseVersionKey(obj)
-			if err != nil {
-				continue
-			}
-			c, ok := rec.entry(id)
+			c, ok := rec.publisher(obj)
 			if !ok {
 				continue // reported by I3
 			}

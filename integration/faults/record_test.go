@@ -65,6 +65,9 @@ type domainRecord struct {
 	// for a commit that landed on a retry.
 	byID      map[string]int
 	byAttempt map[string]int
+	// byStaged maps each staged version object a manifest names to the
+	// commit that published it (indexStaged, staged_record_test.go).
+	byStaged map[string]int
 }
 
 // attemptOf returns the suffix of the objects that the landed attempt of
@@ -181,6 +184,7 @@ func (d *domainRecord) index() {
 			seen[idSeq{e.ID, e.Seq}] = true
 		}
 	}
+	d.indexStaged()
 }
 
 // readS3Record lists and reads domain's record from a versioned S3

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"strconv"
@@ -66,6 +67,8 @@ type faultBackend struct {
 	// commits they carried, and mergeDropped the log entries that
 	// BreakMergeDropEntry dropped from writes that then applied.
 	merged, mergedFailed, mergedCommits, mergeDropped atomic.Int64
+	// staged counts the staged workload (staged.go).
+	staged stagedStats
 }
 
 func newFaultBackend(b driver.Backend, cfg spec.Writer, c *hist.Client) *faultBackend {
@@ -391,7 +394,8 @@ func (b *faultBackend) pause(name string, in hist.Input, out hist.Output) {
 }
 
 func (b *faultBackend) stats() map[string]int64 {
-	return map[string]int64{
+	m := b.staged.stats()
+	maps.Copy(m, map[string]int64{
 		"manifest_puts": b.manifestPuts.Load(),
 		"manifest_412":  b.manifest412.Load(),
 		"manifest_409":  b.manifest409.Load(),
@@ -412,5 +416,6 @@ func (b *faultBackend) stats() map[string]int64 {
 		"merged_writes_failed":  b.mergedFailed.Load(),
 		"merged_commits":        b.mergedCommits.Load(),
 		"merge_entries_dropped": b.mergeDropped.Load(),
-	}
+	})
+	return m
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fencedstore/fence/coord"
 	"github.com/fencedstore/fence/integration/faults/internal/hist"
 	"github.com/fencedstore/fence/integration/faults/internal/spec"
+	"github.com/fencedstore/fence/internal/testhook"
 	"github.com/fencedstore/fence/objstore"
 )
 
@@ -35,6 +36,11 @@ type writer struct {
 	// committers are the clients of the goroutines that commit under one
 	// lease when Committers > 1; each keeps its numbering across leases.
 	committers []*hist.Client
+	// leftovers holds, per domain, the receipts of the writer's rounds
+	// that were staged and never published (spec.Writer.Staged): its
+	// next lease of the domain tries them first. Only the goroutine
+	// that holds a lease touches it.
+	leftovers map[string]map[string]leftover
 }
 
 func runWriter(cfg spec.Writer) error {
@@ -70,6 +76,9 @@ func runWriter(cfg spec.Writer) error {
 		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Client)))),
 		opTO:  time.Duration(cfg.OpTimeoutMillis) * time.Millisecond,
 	}
+	if cfg.Break == spec.BreakStagedSkipCheck {
+		testhook.SkipReceiptCheck.Store(true)
+	}
 	if cfg.Committers > 1 {
 		for g := range cfg.Committers {
 			wr.committers = append(wr.committers, &hist.Client{Name: fmt.Sprintf("%s.g%d", cfg.Client, g), W: w})
@@ -97,6 +106,11 @@ func runWriter(cfg spec.Writer) error {
 func (w *writer) loop() {
 	for w.stop.Err() == nil {
 		domain := w.cfg.Domains[w.rng.IntN(len(w.cfg.Domains))]
+		// The staged workload: go back to publish leftover receipts
+		// every other lease, or always in its negative control.
+		if d, ok := w.leftoverDomain(); ok && (w.cfg.Break == spec.BreakStagedSkipCheck || w.rng.IntN(2) == 0) {
+			domain = d
+		}
 		lease, noFence, ok := w.acquire(domain)
 		if ok {
 			if noFence {
@@ -192,7 +206,14 @@ func (w *writer) hold(lease coord.Lease) {
 		return time.Since(lostAt) < time.Duration(w.cfg.StubbornMillis)*time.Millisecond
 	}
 	var wg sync.WaitGroup
+	if w.cfg.Staged {
+		// One committer publishing its workers' receipts (staged.go).
+		wg.Go(func() { w.holdStaged(lease, may) })
+	}
 	for g := range max(1, w.cfg.Committers) {
+		if w.cfg.Staged {
+			break
+		}
 		c := w.main
 		if w.cfg.Committers > 1 {
 			c = w.committers[g]
@@ -248,11 +269,18 @@ func (w *writer) rmw(c *hist.Client, rng *rand.Rand, lease coord.Lease) string {
 	}
 	in := hist.Input{Domain: lease.Domain, Token: lease.Token, Puts: puts, Tag: tag}
 	rec := c.Begin(id, hist.OpCommit, in)
-	outcome, err := w.commit(c, rec, lease, keys, puts, &objstore.CommitOptions{Holder: tag})
-	// A commit whose outcome is unknown is retried with the same changes
-	// and token, under its commit id (UnknownOutcomeError.Retry), while
-	// it stays unknown; each retry is an operation of its own, which the
-	// checker judges with the commit.
+	changes := func() []objstore.Change { return putChanges(keys, puts) }
+	outcome, err := w.commit(c, rec, lease, changes(), &objstore.CommitOptions{Holder: tag})
+	return w.retryUnknown(c, id, in, lease, outcome, err, changes)
+}
+
+// retryUnknown retries the commit of operation id (input in), whose
+// first attempt ended with outcome and err, while its outcome is
+// unknown: with the same changes (a fresh set from changes each time)
+// and token, under its commit id (UnknownOutcomeError.Retry). Each retry
+// is an operation of its own, which the checker judges with the commit.
+// It returns the last outcome.
+func (w *writer) retryUnknown(c *hist.Client, id int64, in hist.Input, lease coord.Lease, outcome string, err error, changes func() []objstore.Change) string {
 	var ue *objstore.UnknownOutcomeError
 	for n := 0; n < w.cfg.Retries && outcome == hist.Unknown && errors.As(err, &ue) && w.stop.Err() == nil; n++ {
 		sleep(w.stop, time.Duration(100*(n+1))*time.Millisecond)
@@ -261,23 +289,28 @@ func (w *writer) rmw(c *hist.Client, rng *rand.Rand, lease coord.Lease) string {
 			// Broken: commit the changes again as a new commit.
 			opts = &objstore.CommitOptions{}
 		}
-		opts.Holder = tag
+		opts.Holder = in.Tag
 		rid := c.NextID()
 		rin := in
 		rin.RetryOf, rin.CommitID, rin.After = id, ue.CommitID, ue.After
 		rrec := c.Begin(rid, hist.OpRetry, rin)
-		outcome, err = w.commit(c, rrec, lease, keys, puts, opts)
+		outcome, err = w.commit(c, rrec, lease, changes(), opts)
 	}
 	return outcome
 }
 
-// commit sends one attempt of the commit of puts (keys in order) and
-// records its return in rec.
-func (w *writer) commit(c *hist.Client, rec hist.Record, lease coord.Lease, keys []string, puts map[string]string, opts *objstore.CommitOptions) (string, error) {
+// putChanges returns the changes that put puts (keys in order).
+func putChanges(keys []string, puts map[string]string) []objstore.Change {
 	changes := make([]objstore.Change, 0, len(keys))
 	for _, k := range keys {
 		changes = append(changes, objstore.PutBytes(k, []byte(puts[k])))
 	}
+	return changes
+}
+
+// commit sends one attempt of the commit of changes and records its
+// return in rec.
+func (w *writer) commit(c *hist.Client, rec hist.Record, lease coord.Lease, changes []objstore.Change, opts *objstore.CommitOptions) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.opTO)
 	defer cancel()
 	cm, err := w.store.Commit(ctx, lease.Domain, lease.Token, changes, opts)

@@ -86,6 +86,13 @@ const (
 	// log. The writer's backend wrapper does it, re-encoding the manifest;
 	// objstore is not changed.
 	BreakMergeDropEntry = "merge-drop-entry"
+	// BreakStagedSkipCheck makes the writer's Store publish receipts
+	// unchecked (testhook.SkipReceiptCheck), in the staged
+	// workload: a committer's receipts left over from an earlier lease
+	// of its domain (a token since fenced, their objects perhaps
+	// collected), which the store must refuse, are published by its
+	// next lease's first commit.
+	BreakStagedSkipCheck = "staged-skip-check"
 )
 
 // Writer configures one writer process.
@@ -119,6 +126,15 @@ type Writer struct {
 	// CommitsMin and CommitsMax bound the commits per committer per lease.
 	CommitsMin int `json:"commits_min"`
 	CommitsMax int `json:"commits_max"`
+	// Staged makes each commit a round of staged writes: one worker
+	// goroutine per key stages its value (Store.Stage) under the lease's
+	// token, and the committer publishes their receipts in one commit
+	// (objstore.PutReceipt); a round does not read the domain first.
+	// Each lease ends with a round staged and never committed (a job
+	// that died before its commit); every other lease of the writer goes
+	// back to that domain and first tries to publish those receipts,
+	// which are from an older token, and the store must refuse them.
+	Staged bool `json:"staged,omitempty"`
 	// StubbornMillis > 0 makes the writer keep committing for that long
 	// after its session ended, until it is fenced: a holder that does not
 	// stop in time. Fencing must make it harmless.
