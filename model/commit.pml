@@ -15,7 +15,10 @@
  *   Net the in-flight requests.
  *
  * Configurations: -DNO_TAKEOVER drops T; -DW2_ONE gives W2 one commit;
- * -DNO_GC drops GC.
+ * -DNO_GC drops GC. With -DSTAGED each retry publishes its commit's
+ * staged object (the first attempt's) instead of an upload of its own;
+ * with -DSTAGED_ANY_TOKEN too, T's data commit at token 2 publishes W1's
+ * staged object of token 1.
  */
 
 #define NX 7
@@ -47,6 +50,12 @@ init {
 		aX[9] = 5; aT[9] = 2; aH[9] = 2; aF[9] = 1;
 		aX[7] = 6; aT[7] = 2; aH[7] = 2;
 		aX[8] = 6; aT[8] = 2; aH[8] = 2;
+#ifdef STAGED
+		aO[2] = 1; aO[4] = 3; aO[6] = 5; aO[8] = 7;
+#ifdef STAGED_ANY_TOKEN
+		aO[7] = 1; aO[8] = 1;
+#endif
+#endif
 		run Client(0, 1, 2, 0, 0);
 #ifdef W2_ONE
 		run Client(0, 3, 4, 0, 0);

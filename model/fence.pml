@@ -34,6 +34,18 @@
  *                the acquisition, then plain data commits)       control
  *   UNC_RESET    uncBase restarts after a cleared uncertainty, as
  *                objstore/commit.go does today         must still pass
+ *   STAGED       every data commit publishes a staged value (a
+ *                receipt, objstore/stage.go): its object is written
+ *                once, by a stage at the commit's token, before the
+ *                commit's first attempt reads M, and every attempt of
+ *                the commit (its retries) publishes that same object,
+ *                checking first that it exists; the stage id in the
+ *                object's name never enters the log, so GC's log rule
+ *                never applies to it                   must still pass
+ *   STAGED_ANY_TOKEN  with STAGED: the scenario's aO[] also gives a
+ *                commit another token's staged object, as a commit
+ *                that did not check the receipt's token would publish
+ *                it                                              control
  *   REACH=n      coverage: fail when event n happens (COVER below),
  *                to show that the scenario reaches it
  *   L=n          log length, 1 to 3 (default 2)
@@ -128,6 +140,11 @@ byte logA[L];
 /* been deleted. No name is ever reused: every attempt has a fresh id.  */
 
 bit exists[NA];
+
+/* aO[a]: the object attempt a publishes when it is not its own upload
+ * (STAGED: a retry publishes its commit's staged object); 0: its own. */
+byte aO[NA];
+#define OBJ(a) (aO[a] != 0 -> aO[a] : (a))
 
 /* What each attempt is, set by the scenario (a takeover's tokens when
  * its holder is issued one). */
@@ -227,8 +244,8 @@ inline apply(a) {
 	landed[aX[a]] = 1;
 	if
 	:: !aF[a] ->
-		check(inv_named_exists, exists[a]);
-		Mname = a
+		check(inv_named_exists, exists[OBJ(a)]);
+		Mname = OBJ(a)
 	:: else -> skip
 	fi;
 	if
@@ -400,7 +417,7 @@ inline outcome(a) {
 		/* If k still names commit X's write, it names the object of the
 		 * attempt that landed X, and that object exists. (k's name
 		 * changes only when a later landed write on k supersedes it.) */
-		check(inv_ack_named, aF[a] || aX[Mname] != aX[a] || (Mname == LOGATT(aX[a]) && exists[Mname]));
+		check(inv_ack_named, aF[a] || aX[Mname] != aX[a] || (Mname == OBJ(LOGATT(aX[a])) && exists[Mname]));
 		if
 		:: !aF[a] && LOGATT(aX[a]) != a && retry -> COVER(2)     /* a retry acks what an earlier attempt landed */
 		:: else -> skip
@@ -461,7 +478,17 @@ inline attempt(a) {
 			fi
 		fi;
 		if
+#ifdef STAGED
+		/* The stage wrote the commit's object before its first attempt;
+		 * an attempt whose object is gone (the collector deleted it) is
+		 * refused by the receipt check, and, having decided on this M
+		 * that it may still land, reports unknown (commit.refused). */
+		:: res == NONE && !aF[a] && OBJ(a) == a -> exists[a] = 1
+		:: res == NONE && !aF[a] && OBJ(a) != a && exists[OBJ(a)] -> skip
+		:: res == NONE && !aF[a] && OBJ(a) != a && !exists[OBJ(a)] -> res = UNKNOWN; report(a)
+#else
 		:: res == NONE && !aF[a] -> exists[a] = 1
+#endif
 		:: res == NONE && aF[a] -> skip
 		:: else -> report(a)
 		fi

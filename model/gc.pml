@@ -23,6 +23,9 @@
 
 #ifdef OLD_GC
 #define DOOMED(o) true
+#elif defined(STAGED)
+/* A staged object's name carries a stage id, which no log holds. */
+#define DOOMED(o) (aT[o] < gh)
 #else
 #define DOOMED(o) (aT[o] < gh || inLogA(o, gl))
 #endif

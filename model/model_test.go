@@ -100,10 +100,18 @@ var checks = []check{
 	{name: "MergedFull", file: "merged.pml", defines: []string{"-DCLAIM", "-DTAKEOVER"}, opt: "-O2", hash: 26, long: true,
 		what: "every merged.pml process at once: the merged commits with retries, the claiming commit, the other Store's commit, the takeover, GC"},
 
+	{name: "CommitStaged", file: "commit.pml", defines: []string{"-DSTAGED", "-DW2_ONE", "-DGCPASSES=1"}, hash: 23,
+		what: "W1 and W2 publish staged values (each retry the same staged object, the stage id in no log), a takeover at token 2 with a data commit, GC by the token rule only"},
+	{name: "CommitStagedNoTakeover", file: "commit.pml", defines: []string{"-DSTAGED", "-DNO_TAKEOVER"},
+		what: "W1 (commit, retry) and W2 (two commits, retries) publish staged values at token 1, GC with 2 passes"},
+
 	// Controls: each must fail.
 	{name: "ControlOldGC", file: "commit.pml", defines: []string{"-DNO_TAKEOVER", "-DOLD_GC"},
 		violates: []string{"inv_named_exists"},
 		what:     "today's GC with grace 0 deletes every unnamed object"},
+	{name: "ControlStagedAnyToken", file: "commit.pml", defines: []string{"-DSTAGED", "-DSTAGED_ANY_TOKEN", "-DW2_ONE", "-DGCPASSES=1"}, hash: 23,
+		violates: []string{"inv_named_exists"},
+		what:     "a commit at token 2 publishes a value staged at token 1, as one that did not check the receipt's token would"},
 	{name: "ControlOldRetry", file: "commit.pml", defines: []string{"-DNO_TAKEOVER", "-DOLD_RETRY"},
 		violates: []string{"inv_applied_once", "inv_fenced_honest"},
 		what:     "a retry ignores After: if X is not in the log it commits again"},
