@@ -6,12 +6,14 @@ import (
 	"errors"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/fencedstore/fence/objstore"
 	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/driver/faulty"
 	"github.com/fencedstore/fence/objstore/filestore"
@@ -183,6 +185,24 @@ func TestRunFilestore(t *testing.T) {
 	}
 	if len(left) != 0 {
 		t.Errorf("cleanup left %d objects: %q", len(left), left)
+	}
+}
+
+// TestRunNoBucket: a store whose bucket (here, a file store's directory)
+// is gone ends the run before its first row, with one error that says
+// so, rather than the same error in every row.
+func TestRunNoBucket(t *testing.T) {
+	dir := t.TempDir()
+	b, err := filestore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(t.Context(), tiny(b), io.Discard)
+	if !errors.Is(err, objstore.ErrNoBucket) || len(rep.Rows) != 0 {
+		t.Fatalf("Run on a store without its directory: %d rows, %v; want none and ErrNoBucket", len(rep.Rows), err)
 	}
 }
 

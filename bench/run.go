@@ -33,7 +33,9 @@ const token = 1
 //
 // A case that fails records its error in its rows and the run goes on;
 // Run then returns the complete report together with an error naming
-// the failed rows. Only an invalid cfg returns no report.
+// the failed rows. A store that cannot be reached or has no bucket ends
+// the run before its first row, with a report of no rows; an invalid cfg
+// returns no report.
 func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -53,6 +55,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		Started:     time.Now(),
 	}
 	fmt.Fprintf(out, "bench: %s, scratch prefix %s/\n", rep.Store, r.scratch)
+	// A store that no request can reach, or whose bucket does not exist,
+	// would fail every row the same way: say it once, before any row.
+	if err := cfg.Backend.List(ctx, r.scratch+"/", func(driver.ObjectInfo) error { return nil }); errors.Is(err, objstore.ErrNoBucket) || errors.Is(err, objstore.ErrUnreachable) {
+		rep.Elapsed = time.Since(rep.Started)
+		return rep, fmt.Errorf("bench: %w", err)
+	}
 
 	cases := []struct {
 		c   Case
