@@ -11,7 +11,8 @@ import (
 )
 
 // Exit codes; scripts rely on them. A command stopped by SIGINT or
-// SIGTERM exits 128 plus the signal's number (130, 143): see interrupted.
+// SIGTERM exits 128 plus the signal's number (130, 143), and exec also by
+// SIGHUP or SIGQUIT (129, 131): see interrupted.
 const (
 	exitOK     = 0
 	exitError  = 1

@@ -12,9 +12,10 @@ import (
 // The exit codes are one table, in docs/cli.md and in 'fence --help',
 // and both list exactly the codes the CLI has.
 func TestExitCodesDocumented(t *testing.T) {
-	want := []string{"0", "1", "2", "3", "4", "5", "126", "127", "130", "143"}
+	want := []string{"0", "1", "2", "3", "4", "5", "126", "127", "129", "130", "131", "143"}
 	have := []int{exitOK, exitError, exitUsage, exitFenced, exitHeld, exitLost, exitCannotRun, exitNotFound,
-		(&interrupted{sig: syscall.SIGINT}).exitCode(), (&interrupted{sig: syscall.SIGTERM}).exitCode()}
+		(&interrupted{sig: syscall.SIGHUP}).exitCode(), (&interrupted{sig: syscall.SIGINT}).exitCode(),
+		(&interrupted{sig: syscall.SIGQUIT}).exitCode(), (&interrupted{sig: syscall.SIGTERM}).exitCode()}
 	for i, code := range have {
 		if want[i] != tok(uint64(code)) {
 			t.Errorf("exit code %d is %d in the code, %s in this test", i, code, want[i])

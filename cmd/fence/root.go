@@ -138,7 +138,9 @@ Exit codes:
   5    lease lost: it expired, was released or was taken over
   126  exec: the command could not be run
   127  exec: the command was not found
+  129  exec: interrupted by SIGHUP
   130  interrupted by SIGINT
+  131  exec: interrupted by SIGQUIT
   143  interrupted by SIGTERM`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
