@@ -75,6 +75,29 @@ func TestExecSignalsStopWithinGrace(t *testing.T) {
 	}
 }
 
+// A second signal does not change the first one's exit code: SIGHUP (an
+// ssh session that drops), then SIGTERM (the session's cleanup), is 129,
+// as the message says, not 143.
+func TestExecSecondSignalKeepsFirstsCode(t *testing.T) {
+	c := newCLI(t)
+	ready := filepath.Join(c.dir, "ready")
+	cmd, _, errb := c.startExec("exec", "d", "--ttl", "10s", "--grace", "1s", "--", "sh", "-c",
+		`trap '' TERM HUP; touch "$1"; while :; do sleep 0.05; done`, "sh", ready)
+	waitFile(t, ready)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	code := waitExited(t, cmd, 10*time.Second)
+	if code != 129 || !strings.Contains(errb.String(), "interrupted by SIGHUP") {
+		t.Fatalf("exit %d, stderr %q; want 129 and interrupted by SIGHUP", code, errb)
+	}
+	c.want(0, "", "exec", "d", "--", "true") // the lease is free
+}
+
 // A command that exits 0 on SIGTERM publishes nothing: exec exits 143
 // and says so, instead of publishing on a cancelled context ("outcome of
 // commit ... unknown: context canceled").

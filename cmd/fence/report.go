@@ -27,10 +27,16 @@ func (a *app) report(ctx context.Context, cmd *cobra.Command, err error) int {
 	}
 	code := exitCode(err)
 	if in := interruption(ctx); in != nil {
-		code = in.exitCode()
-		if !errors.As(err, new(*interrupted)) {
+		// The command's own account of a signal comes first: exec
+		// counts the first of SIGHUP, SIGQUIT, SIGINT and SIGTERM,
+		// and a SIGTERM after a SIGHUP must not turn its 129 into 143.
+		var own *interrupted
+		if errors.As(err, &own) {
+			in = own
+		} else {
 			err = fmt.Errorf("%w: %w", in, err)
 		}
+		code = in.exitCode()
 	}
 	// The line says what failed and the store's answer (its error code);
 	// the SDK's full text, many lines for Azure, only at --log-level
