@@ -8,9 +8,11 @@ import (
 )
 
 // heavyPackages are what a program pays for only when it imports the
-// backend that needs them: the cloud SDKs, and fence's backends
-// themselves.
+// backend that needs them: the cloud SDKs, fence's backends themselves,
+// and net/http (file:// and mem:// never speak to a network; the
+// backends that do classify its failures in objstore/driver/netfail).
 var heavyPackages = []string{
+	"net/http",
 	"github.com/aws/aws-sdk-go-v2/service/s3",
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb",
 	"cloud.google.com/go/storage",

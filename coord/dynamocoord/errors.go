@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // Errors about the table. Test for them with errors.Is; errors.As reaches
@@ -56,7 +56,7 @@ func classify(err error) kind {
 	}
 	// No connection (refused, an unknown host, http/https mismatch):
 	// the request was never sent, and no retry can send it.
-	if driver.IsUnreachable(err) {
+	if netfail.IsUnreachable(err) {
 		return final
 	}
 	// A reply with a 4xx status is a refusal: the request did not apply.

@@ -12,7 +12,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/smithy-go"
 
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // Apply wraps cfg's retryer (the SDK's standard one when cfg has none)
@@ -33,7 +33,7 @@ type retryer struct{ aws.Retryer }
 // such as one that expects TLS, answers so; the SDK would retry it when
 // the server closes the connection before the SDK has read the body).
 func (r retryer) IsErrorRetryable(err error) bool {
-	if driver.IsUnreachable(err) {
+	if netfail.IsUnreachable(err) {
 		return false
 	}
 	var re *awshttp.ResponseError

@@ -7,7 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // ContainerExists reports whether the backend's container exists, with
@@ -40,7 +40,7 @@ func (b *Backend) EnsureContainer(ctx context.Context) error {
 }
 
 func (b *Backend) containerErr(op string, err error) error {
-	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+	if ue := netfail.Unreachable(b.endpoint, err); ue != nil {
 		return fmt.Errorf("azblobstore: %s container %q: %w", op, b.container, ue)
 	}
 	code, status := apiError(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // Azure error codes (x-ms-error-code) the backend tells apart.
@@ -90,7 +91,7 @@ func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
 }
 
 func (b *Backend) wrap(op, key string, err error, code string, status int, class error) error {
-	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+	if ue := netfail.Unreachable(b.endpoint, err); ue != nil {
 		return fmt.Errorf("azblobstore: %s %q: %w", op, key, ue)
 	}
 	err = service(err)

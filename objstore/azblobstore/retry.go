@@ -6,7 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
-	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // retryStatus are the answers the SDK retries by default.
@@ -24,7 +24,7 @@ func retryOptions() policy.RetryOptions {
 
 func shouldRetry(resp *http.Response, err error) bool {
 	if err != nil {
-		return !driver.IsUnreachable(err)
+		return !netfail.IsUnreachable(err)
 	}
 	return slices.Contains(retryStatus, resp.StatusCode)
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // ErrRateLimited: GCS answered 429 (rateLimitExceeded, or more than about
@@ -39,7 +40,7 @@ func (b *Backend) failPut(ctx context.Context, key string, err error, mode drive
 }
 
 func (b *Backend) wrap(op, key string, err, c error, bucketMissing bool) error {
-	if ue := driver.Unreachable(b.where(), err); ue != nil {
+	if ue := netfail.Unreachable(b.where(), err); ue != nil {
 		return fmt.Errorf("gcsstore: %s %q: %w", op, key, ue)
 	}
 	var ge *googleapi.Error
@@ -69,7 +70,7 @@ func (b *Backend) wrap(op, key string, err, c error, bucketMissing bool) error {
 // endpoint (driver.ErrUnreachable) fails at the first attempt: the Store
 // does not retry it either.
 func shouldRetry(err error) bool {
-	return !driver.IsUnreachable(err) && storage.ShouldRetry(err)
+	return !netfail.IsUnreachable(err) && storage.ShouldRetry(err)
 }
 
 // where names the service requests go to, for messages.

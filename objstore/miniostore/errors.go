@@ -7,6 +7,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 )
 
@@ -27,7 +28,7 @@ func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
 }
 
 func (b *Backend) wrap(op, key string, err error, code string, class error) error {
-	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+	if ue := netfail.Unreachable(b.endpoint, err); ue != nil {
 		return fmt.Errorf("miniostore: %s %q: %w", op, key, ue)
 	}
 	var er minio.ErrorResponse

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 	"github.com/fencedstore/fence/objstore/internal/s3err"
 )
 
@@ -28,7 +29,7 @@ func (b *Backend) failPut(key string, err error, mode driver.PutMode) error {
 }
 
 func (b *Backend) wrap(op, key string, err error, code string, class error) error {
-	if ue := driver.Unreachable(b.endpoint, err); ue != nil {
+	if ue := netfail.Unreachable(b.endpoint, err); ue != nil {
 		return fmt.Errorf("s3store: %s %q: %w", op, key, ue)
 	}
 	if strings.Contains(err.Error(), "get identity: get credentials:") {

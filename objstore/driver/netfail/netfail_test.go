@@ -1,4 +1,4 @@
-package driver_test
+package netfail_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fencedstore/fence/objstore/driver"
+	"github.com/fencedstore/fence/objstore/driver/netfail"
 )
 
 // closedPort returns the address of a port that nothing listens on: one
@@ -56,11 +57,11 @@ func TestUnreachable(t *testing.T) {
 		{"untrusted certificate", "not trusted", get(tlsSrv.URL + "/")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := driver.Unreachable("http://store.example:9000", tc.err)
+			err := netfail.Unreachable("http://store.example:9000", tc.err)
 			if err == nil {
 				t.Fatalf("Unreachable(%v) = nil", tc.err)
 			}
-			if !errors.Is(err, driver.ErrUnreachable) || !errors.Is(err, driver.ErrPermanent) || !driver.IsUnreachable(tc.err) {
+			if !errors.Is(err, driver.ErrUnreachable) || !errors.Is(err, driver.ErrPermanent) || !netfail.IsUnreachable(tc.err) {
 				t.Errorf("%v: not ErrUnreachable and ErrPermanent", err)
 			}
 			if msg := err.Error(); !strings.Contains(msg, "http://store.example:9000") || !strings.Contains(msg, tc.want) {
@@ -74,7 +75,7 @@ func TestUnreachable(t *testing.T) {
 		&net.DNSError{Err: "server misbehaving", Name: "x", IsTemporary: true},
 		nil,
 	} {
-		if got := driver.Unreachable("e", err); got != nil {
+		if got := netfail.Unreachable("e", err); got != nil {
 			t.Errorf("Unreachable(%v) = %v, want nil: a retry may succeed", err, got)
 		}
 	}
