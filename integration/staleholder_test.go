@@ -53,7 +53,10 @@ func TestStaleHolderAcrossProcesses(t *testing.T) {
 				s := setup{
 					Backend: c.backend, Coord: c.coord, S3: s3URL, Dynamo: dynURL,
 					Bucket: uniqueName("stale"), Table: uniqueName("leases"),
-					Domain: "reports/monthly", TTLMilli: 1500,
+					// 3 s: at 1.5 s, one run with DynamoDB Local on the
+					// loaded 2-core machine found A's fresh lease within
+					// its 150 ms safety margin before A's check.
+					Domain: "reports/monthly", TTLMilli: 3000,
 				}
 				provision(t, s)
 				runStaleHolder(t, s)
