@@ -30,38 +30,15 @@ import (
 // commit does, so that a version object never exists without a
 // manifest.
 func (s *Store) Stage(ctx context.Context, domain, key string, token uint64, body io.Reader, size int64) (Receipt, error) {
-	if err := validateStage(domain, key, token, body, size); err != nil {
-		return Receipt{}, err
+	if body == nil {
+		return Receipt{}, &InvalidError{What: "change", Value: key, Reason: "a staged value has no body"}
 	}
-	c := &commit{s: s, domain: domain, token: token, id: newID(), attempt: newStageID(), holder: s.opts.Holder}
-	if err := s.probe(ctx); err != nil {
-		return Receipt{}, err
+	if size < -1 {
+		return Receipt{}, &InvalidError{What: "size", Value: fmt.Sprint(size), Reason: "must be the exact length, or -1 when unknown"}
 	}
-	m, _, err := s.cachedManifest(ctx, domain)
+	c, vk, err := s.prepareStage(ctx, domain, key, token)
 	if err != nil {
 		return Receipt{}, err
-	}
-	if m != nil && m.Highest > token {
-		return Receipt{}, c.fenced(m.Highest, "")
-	}
-	if m == nil || token > m.Highest {
-		if err := s.checkIssued(ctx, domain, token); err != nil {
-			return Receipt{}, err
-		}
-	}
-	if m == nil {
-		if m, _, err = c.create(ctx); err != nil {
-			return Receipt{}, err
-		}
-		if m != nil && m.Highest > token {
-			return Receipt{}, c.fenced(m.Highest, "")
-		}
-	}
-	vk := format.VersionKey(domain, key, token, c.attempt)
-	if kc, ok := s.b.(driver.KeyChecker); ok {
-		if err := kc.CheckKey(vk); err != nil {
-			return Receipt{}, fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", key, domain, s.b.Location(), err)
-		}
 	}
 	e, err := c.uploadOne(ctx, Change{Key: key, Body: body, Size: size}, vk)
 	if err != nil {
@@ -73,24 +50,56 @@ func (s *Store) Stage(ctx context.Context, domain, key string, token uint64, bod
 	}, nil
 }
 
-func validateStage(domain, key string, token uint64, body io.Reader, size int64) error {
+// prepareStage does what Stage and StageParts do before they upload
+// anything: it checks domain, key and token, and the length of the
+// staged version object's key; runs the capability probe; fails with a
+// *FencedError when the manifest (the Store's cached one, if any) shows
+// a higher token; checks with the Issuer a token above the manifest's;
+// and writes the domain's first manifest, fenced at token, when there is
+// none. It returns the commit that names the stage (its attempt is the
+// fresh stage id) and the version object's key.
+func (s *Store) prepareStage(ctx context.Context, domain, key string, token uint64) (*commit, string, error) {
 	if err := ValidateDomain(domain); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := ValidateKey(key); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := ValidateToken(token); err != nil {
-		return err
-	}
-	if body == nil {
-		return &InvalidError{What: "change", Value: key, Reason: "a staged value has no body"}
-	}
-	if size < -1 {
-		return &InvalidError{What: "size", Value: fmt.Sprint(size), Reason: "must be the exact length, or -1 when unknown"}
+		return nil, "", err
 	}
 	if n := format.VersionKeyLen(domain, key, token, len(newStageID())); n > MaxKeyLen {
-		return &InvalidError{What: "key", Value: key, Reason: fmt.Sprintf("its staged version object key in domain %q would be %d bytes, over the limit of %d", domain, n, MaxKeyLen)}
+		return nil, "", &InvalidError{What: "key", Value: key, Reason: fmt.Sprintf("its staged version object key in domain %q would be %d bytes, over the limit of %d", domain, n, MaxKeyLen)}
 	}
-	return nil
+	c := &commit{s: s, domain: domain, token: token, id: newID(), attempt: newStageID(), holder: s.opts.Holder}
+	if err := s.probe(ctx); err != nil {
+		return nil, "", err
+	}
+	m, _, err := s.cachedManifest(ctx, domain)
+	if err != nil {
+		return nil, "", err
+	}
+	if m != nil && m.Highest > token {
+		return nil, "", c.fenced(m.Highest, "")
+	}
+	if m == nil || token > m.Highest {
+		if err := s.checkIssued(ctx, domain, token); err != nil {
+			return nil, "", err
+		}
+	}
+	if m == nil {
+		if m, _, err = c.create(ctx); err != nil {
+			return nil, "", err
+		}
+		if m != nil && m.Highest > token {
+			return nil, "", c.fenced(m.Highest, "")
+		}
+	}
+	vk := format.VersionKey(domain, key, token, c.attempt)
+	if kc, ok := s.b.(driver.KeyChecker); ok {
+		if err := kc.CheckKey(vk); err != nil {
+			return nil, "", fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", key, domain, s.b.Location(), err)
+		}
+	}
+	return c, vk, nil
 }

@@ -30,6 +30,7 @@ type Store struct {
 	claims   claims
 	seen     seenManifests
 	groups   groups
+	partBuf  partBudget // stage_parts_budget.go
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.
@@ -95,6 +96,11 @@ type Options struct {
 	// CRCs, which only a writer to the version objects could place; see
 	// docs/design.md, "Checking what is read".
 	VerifySHA256 bool
+	// PartBufferBytes bounds the memory that StageParts uploads of this
+	// Store use together to keep parts that arrive ahead of their turn to
+	// be hashed; a part that does not fit is read back by Complete.
+	// Default 64 MiB; negative keeps none.
+	PartBufferBytes int64
 	// Observer receives every commit's outcome, every collection, and
 	// every call to the backend with its latency (see package observe:
 	// observe.Log for logs, promobs for Prometheus metrics). Default:

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -77,7 +78,8 @@ type Backend struct {
 	location  string
 	partSize  int64
 	threshold int64
-	pageSize  int32 // blobs per List page; 0 is the service's (5000)
+	pageSize  int32    // blobs per List page; 0 is the service's (5000)
+	partOpts  sync.Map // upload id -> driver.PutOptions (parts.go)
 }
 
 var (

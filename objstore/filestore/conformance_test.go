@@ -20,3 +20,8 @@ func newBackend(t *testing.T) driver.Backend {
 func TestConformance(t *testing.T) { drivertest.Run(t, newBackend) }
 
 func TestStoreConformance(t *testing.T) { objstoretest.RunStore(t, newBackend) }
+
+func TestPartsConformance(t *testing.T) {
+	drivertest.RunParts(t, func(t *testing.T) *filestore.Backend { return newBackend(t).(*filestore.Backend) },
+		func(_ *testing.T, b *filestore.Backend) []string { return filestore.Uploads(b) })
+}

@@ -2,6 +2,8 @@ package filestore
 
 import (
 	"io/fs"
+	"os"
+	"strings"
 	"syscall"
 )
 
@@ -15,4 +17,17 @@ func InjectErrno(b *Backend, op string, errno syscall.Errno) {
 		}
 		return &fs.PathError{Op: op, Path: path, Err: errno}
 	}
+}
+
+// Uploads returns the ids of b's uploads in parts whose directories
+// exist.
+func Uploads(b *Backend) []string {
+	entries, _ := os.ReadDir(b.tmp)
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), partsPrefix) {
+			ids = append(ids, strings.TrimPrefix(e.Name(), partsPrefix))
+		}
+	}
+	return ids
 }

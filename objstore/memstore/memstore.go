@@ -24,6 +24,7 @@ type Backend struct {
 
 	mu      sync.Mutex
 	objects map[string]object
+	ups     uploads // parts.go
 }
 
 var lastID atomic.Int64
