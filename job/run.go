@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fencedstore/fence"
@@ -41,6 +43,21 @@ type Options struct {
 	CheckEvery time.Duration
 	// Publish, when set, is committed once the command has exited 0.
 	Publish *Publish
+	// Output, when set (and Publish is not), is committed once the
+	// command has exited 0, as Publish is: its changes, in one commit
+	// at the lease's token. fence exec --s3 sets it to its S3 gateway.
+	Output Output
+	// Prepare, when set, runs once the lease is held, before the command
+	// starts: the variables it returns are added to the command's
+	// environment (after Env). An error stops the run before the
+	// command starts, and the lease is released.
+	Prepare func(ctx context.Context, l coord.Lease) ([]string, error)
+	// Lost, when set, is called once, as soon as the lease is seen lost
+	// while the command runs (before the command is stopped).
+	Lost func(cause error)
+	// Unset names variables of this process's environment that the
+	// command does not get.
+	Unset []string
 	// Env is added to the command's environment (after this process's
 	// and before FENCE_DOMAIN, FENCE_TOKEN and FENCE_HOLDER).
 	Env []string
@@ -131,7 +148,13 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 		_ = sess.Release(rctx)
 	}()
 
-	env := append(append(os.Environ(), o.Env...),
+	var extra []string
+	if o.Prepare != nil {
+		if extra, err = o.Prepare(ctx, res.Lease); err != nil {
+			return res, fmt.Errorf("job: %q: prepare: %w", domain, err)
+		}
+	}
+	env := append(append(append(environ(o.Unset), o.Env...), extra...),
 		EnvDomain+"="+domain,
 		EnvToken+"="+strconv.FormatUint(res.Lease.Token, 10),
 		EnvHolder+"="+res.Lease.Holder)
@@ -142,6 +165,14 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	res.Started = true
 	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	lost, why := watch(wctx, c, sess, o.CheckEvery)
+	if o.Lost != nil {
+		go func() {
+			<-lost
+			if _, _, cause := why(); cause != nil {
+				o.Lost(cause)
+			}
+		}()
+	}
 	code, stopped, forwarded := g.supervise(lost, o.Signals, o.Grace)
 	stopWatch()
 	res.ExitCode, res.Signal, res.Interrupted = code, g.killedBy(), forwarded
@@ -163,18 +194,24 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 		default:
 		}
 	}
-	if code != 0 || o.Publish == nil || res.Interrupted != nil {
+	out := o.Output
+	if o.Publish != nil {
+		out = o.Publish
+	}
+	if code != 0 || out == nil || res.Interrupted != nil {
 		return res, nil
 	}
-	// The command may have made the directory itself: it is looked for
-	// only now.
-	switch fi, err := os.Stat(o.Publish.Dir); {
-	case err != nil:
-		return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: err}
-	case !fi.IsDir():
-		return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: fmt.Errorf("%s is not a directory", o.Publish.Dir)}
+	if o.Publish != nil {
+		// The command may have made the directory itself: it is looked
+		// for only now.
+		switch fi, err := os.Stat(o.Publish.Dir); {
+		case err != nil:
+			return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: err}
+		case !fi.IsDir():
+			return res, &PublishDirError{Dir: o.Publish.Dir, Command: argv[0], Err: fmt.Errorf("%s is not a directory", o.Publish.Dir)}
+		}
 	}
-	changes, closeFiles, err := o.Publish.Changes(ctx, store, domain)
+	changes, closeFiles, err := out.Changes(ctx, store, domain)
 	if err != nil {
 		return res, err
 	}
@@ -190,6 +227,29 @@ func Run(ctx context.Context, store *objstore.Store, c *coord.Coordinator, domai
 	}
 	res.Published = &cr
 	return res, nil
+}
+
+// Output is what a run publishes once its command has exited 0: the
+// changes of one commit, and a function that frees what they hold.
+type Output interface {
+	Changes(ctx context.Context, store *objstore.Store, domain string) ([]objstore.Change, func(), error)
+}
+
+// environ is this process's environment without the variables unset
+// names.
+func environ(unset []string) []string {
+	env := os.Environ()
+	if len(unset) == 0 {
+		return env
+	}
+	kept := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(unset, name) {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
 }
 
 // PublishDirError is Run's error when the command exited 0 but

@@ -36,6 +36,7 @@ func (a *app) execCmd() *cobra.Command {
 		publish    string
 		del        bool
 		mf         metricsFlags
+		s3f        s3Flags
 	)
 	cmd := &cobra.Command{
 		Use:   "exec DOMAIN [flags] -- CMD [ARGS...]",
@@ -127,6 +128,19 @@ lost, 3 when the publish was fenced.`,
 			} else if del {
 				return usage("exec: --delete needs --publish")
 			}
+			var s3x *s3Exec
+			if s3f.on {
+				if publish != "" {
+					return usage("exec: --s3 and --publish are two ways to give CMD's output: take one")
+				}
+				x, err := a.newS3Exec(cmd, &s3f, domain)
+				if err != nil {
+					return err
+				}
+				s3x = x
+			} else if s3f.tls || s3f.bucket != "" || cmd.Flags().Changed("s3-commit") {
+				return usage("exec: --s3-tls, --s3-bucket and --s3-commit need --s3")
+			}
 			m, err := a.startMetrics(domain, mf)
 			if err != nil {
 				return err
@@ -152,7 +166,13 @@ lost, 3 when the publish was fenced.`,
 			defer signal.Stop(sigs)
 			ctx, got := relaySignals(ctx, sigs)
 			opts.Signals = got.forward
+			if s3x != nil {
+				s3x.wire(opts, store, domain)
+			}
 			res, err := job.Run(ctx, store, c, domain, argv, opts)
+			if s3x != nil {
+				s3x.finish(ctx, res)
+			}
 			m.finish(ctx, a, got.late)
 			if in := got.first(); in != nil {
 				return execInterrupted(domain, argv, opts, in, res, err)
@@ -190,6 +210,7 @@ lost, 3 when the publish was fenced.`,
 	addWaitFlag(f, &wait)
 	f.StringVar(&publish, "publish", "", "after CMD exits 0, commit every file under `DIR[:PREFIX]` at once (DIR is looked for then: CMD may create it)")
 	f.BoolVar(&del, "delete", false, "with --publish, also delete keys under PREFIX that are not in DIR")
+	s3f.add(f)
 	f.StringVar(&mf.addr, "metrics-addr", "", "serve Prometheus metrics on http://`ADDR`/metrics while the run lasts (for example :9090)")
 	f.StringVar(&mf.push, "metrics-push", "", "when the run ends, push its metrics to the Prometheus Pushgateway at `URL` (job fence_exec, grouped by domain)")
 	f.DurationVar(&mf.linger, "metrics-linger", 0, "with --metrics-addr, keep serving the metrics this `long` after the run ends, for a last scrape (a signal ends it, and exec exits 128+N)")

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if steps := os.Getenv(envS3Steps); steps != "" {
+		return runS3Steps(steps) // a job of the exec --s3 tests
+	}
 	dir, err := os.MkdirTemp("", "fence-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/fencedstore/fence/s3gw/internal/wiretest"
 	"github.com/fencedstore/fence/s3gw/wire"
 )
 
@@ -26,7 +27,7 @@ import (
 func sdkClient(ts *httptest.Server, secret string, change func([]byte) []byte) *s3.Client {
 	hc := ts.Client()
 	if change != nil {
-		hc.Transport = tamper{next: hc.Transport, change: change}
+		hc.Transport = wiretest.Tamper{Next: hc.Transport, Change: change}
 	}
 	return s3.New(s3.Options{
 		BaseEndpoint:     aws.String(ts.URL),
@@ -164,7 +165,7 @@ func TestSDKRefusals(t *testing.T) {
 		wantMode string
 		wantCode string
 	}{
-		{"trailer checksum one bit off", true, testSecret, flipChecksumBit(t, "x-amz-checksum-crc32:"), wire.StreamingUnsignedTrailer, wire.CodeBadDigest},
+		{"trailer checksum one bit off", true, testSecret, wiretest.FlipChecksumBit(t, "x-amz-checksum-crc32:"), wire.StreamingUnsignedTrailer, wire.CodeBadDigest},
 		{"one data byte changed under a trailer", true, testSecret, func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b }, wire.StreamingUnsignedTrailer, wire.CodeBadDigest},
 		{"wrong secret over TLS", true, "not-the-secret", nil, wire.StreamingUnsignedTrailer, wire.CodeSignatureDoesNotMatch},
 		{"wrong secret over HTTP", false, "not-the-secret", nil, "", wire.CodeSignatureDoesNotMatch},

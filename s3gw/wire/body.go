@@ -304,3 +304,14 @@ func StoredContentEncoding(h http.Header) string {
 	}
 	return strings.Join(kept, ",")
 }
+
+// Err is the error that ended the body: nil while it is being read and
+// once it ended in io.EOF with every check held, else the *Error (or the
+// read error) a Read returned. A caller whose consumer of the body failed
+// asks it whether the body was the cause.
+func (b *Body) Err() error {
+	if errors.Is(b.err, io.EOF) {
+		return nil
+	}
+	return b.err
+}

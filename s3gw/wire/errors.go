@@ -24,6 +24,25 @@ const (
 	CodeRequestTimeTooSkewed              = "RequestTimeTooSkewed"              // 403
 	CodeSignatureDoesNotMatch             = "SignatureDoesNotMatch"             // 403
 	CodeXAmzContentSHA256Mismatch         = "XAmzContentSHA256Mismatch"         // 400
+
+	// Codes of the gateway's handlers.
+	CodeBucketAlreadyOwnedByYou = "BucketAlreadyOwnedByYou" // 409
+	CodeEntityTooSmall          = "EntityTooSmall"          // 400
+	CodeInternalError           = "InternalError"           // 500
+	CodeInvalidBucketName       = "InvalidBucketName"       // 400
+	CodeInvalidPart             = "InvalidPart"             // 400
+	CodeInvalidPartOrder        = "InvalidPartOrder"        // 400
+	CodeInvalidRange            = "InvalidRange"            // 416
+	CodeKeyTooLong              = "KeyTooLongError"         // 400
+	CodeMalformedXML            = "MalformedXML"            // 400
+	CodeMethodNotAllowed        = "MethodNotAllowed"        // 405
+	CodeNoSuchBucket            = "NoSuchBucket"            // 404
+	CodeNoSuchKey               = "NoSuchKey"               // 404
+	CodeNoSuchUpload            = "NoSuchUpload"            // 404
+	CodeNotImplemented          = "NotImplemented"          // 501
+	CodeNotModified             = "NotModified"             // 304
+	CodePreconditionFailed      = "PreconditionFailed"      // 412
+	CodeServiceUnavailable      = "ServiceUnavailable"      // 503
 )
 
 // Error is an S3 error: the code clients switch on, a message for people
@@ -46,7 +65,7 @@ func AsError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: "InternalError", Message: "We encountered an internal error. Please try again.", Status: http.StatusInternalServerError}
+	return &Error{Code: CodeInternalError, Message: "We encountered an internal error. Please try again.", Status: http.StatusInternalServerError}
 }
 
 // errorf builds an *Error with the status S3 gives code.
@@ -54,12 +73,34 @@ func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Status: statusOf(code)}
 }
 
+// Errorf builds an *Error of code, with the HTTP status S3 sends it with
+// (400 for a code this package does not know).
+func Errorf(code, format string, args ...any) *Error { return errorf(code, format, args...) }
+
 func statusOf(code string) int {
 	switch code {
 	case CodeAccessDenied, CodeInvalidAccessKeyID, CodeRequestTimeTooSkewed, CodeSignatureDoesNotMatch:
 		return http.StatusForbidden
 	case CodeMissingContentLength:
 		return http.StatusLengthRequired
+	case CodeNoSuchBucket, CodeNoSuchKey, CodeNoSuchUpload:
+		return http.StatusNotFound
+	case CodeBucketAlreadyOwnedByYou:
+		return http.StatusConflict
+	case CodeInternalError:
+		return http.StatusInternalServerError
+	case CodeInvalidRange:
+		return http.StatusRequestedRangeNotSatisfiable
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case CodeNotImplemented:
+		return http.StatusNotImplemented
+	case CodeNotModified:
+		return http.StatusNotModified
+	case CodePreconditionFailed:
+		return http.StatusPreconditionFailed
+	case CodeServiceUnavailable:
+		return http.StatusServiceUnavailable
 	default:
 		return http.StatusBadRequest
 	}
@@ -90,7 +131,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error, requestID stri
 	if requestID != "" {
 		h.Set("X-Amz-Request-Id", requestID)
 	}
-	if r.Method == http.MethodHead {
+	if r.Method == http.MethodHead || e.Status == http.StatusNotModified {
 		w.WriteHeader(e.Status)
 		return
 	}

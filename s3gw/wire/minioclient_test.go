@@ -11,6 +11,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/fencedstore/fence/s3gw/internal/wiretest"
 	"github.com/fencedstore/fence/s3gw/wire"
 )
 
@@ -20,7 +21,7 @@ func minioClient(t *testing.T, ts *httptest.Server, secret string, change func([
 	t.Helper()
 	tr := ts.Client().Transport
 	if change != nil {
-		tr = tamper{next: tr, change: change}
+		tr = wiretest.Tamper{Next: tr, Change: change}
 	}
 	c, err := minio.New(strings.TrimPrefix(strings.TrimPrefix(ts.URL, "https://"), "http://"), &minio.Options{
 		Creds:      credentials.NewStaticV4(testAccessKey, secret, ""),
@@ -88,10 +89,10 @@ func TestMinioRefusals(t *testing.T) {
 		wantMode string
 		wantCode string
 	}{
-		{"one byte of a chunk signature", minio.ChecksumNone, testSecret, flipAfter(t, ";chunk-signature="), wire.StreamingSigned, wire.CodeSignatureDoesNotMatch},
+		{"one byte of a chunk signature", minio.ChecksumNone, testSecret, wiretest.FlipAfter(t, ";chunk-signature="), wire.StreamingSigned, wire.CodeSignatureDoesNotMatch},
 		{"one data byte", minio.ChecksumNone, testSecret, func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, wire.StreamingSigned, wire.CodeSignatureDoesNotMatch},
-		{"signed trailer checksum one bit off", minio.ChecksumCRC32, testSecret, flipChecksumBit(t, "x-amz-checksum-crc32:"), wire.StreamingSignedTrailer, wire.CodeSignatureDoesNotMatch},
-		{"one byte of the trailer signature", minio.ChecksumCRC32, testSecret, flipAfter(t, "x-amz-trailer-signature:"), wire.StreamingSignedTrailer, wire.CodeSignatureDoesNotMatch},
+		{"signed trailer checksum one bit off", minio.ChecksumCRC32, testSecret, wiretest.FlipChecksumBit(t, "x-amz-checksum-crc32:"), wire.StreamingSignedTrailer, wire.CodeSignatureDoesNotMatch},
+		{"one byte of the trailer signature", minio.ChecksumCRC32, testSecret, wiretest.FlipAfter(t, "x-amz-trailer-signature:"), wire.StreamingSignedTrailer, wire.CodeSignatureDoesNotMatch},
 		{"wrong secret", minio.ChecksumNone, "not-the-secret", nil, wire.StreamingSigned, wire.CodeSignatureDoesNotMatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
