@@ -98,6 +98,47 @@ fence_npm_install() {
 
 fence_install_dynalite() { fence_npm_install dynalite "$FENCE_DYNALITE_PACKAGE" dynalite; }
 
+# fence_npm_install_list installs the npm packages $2... (several, with
+# no command of their own) into $FENCE_CACHE/$1 once, and stamps the
+# versions npm chose in $FENCE_CACHE/$1/versions. The stamp holds the
+# packages as asked (a major version such as @3 keeps the install until
+# the list changes) and then, one a line, the versions installed.
+fence_npm_install_list() {
+	local dir="$FENCE_CACHE/$1" want
+	shift
+	want="asked: $*"
+	if [[ -d "$dir/node_modules" && "$(head -n1 "$dir/versions" 2>/dev/null)" == "$want" ]]; then
+		return 0
+	fi
+	command -v node >/dev/null && command -v npm >/dev/null || {
+		fence_log "$* need Node.js and npm: apt-get install -y nodejs npm"
+		return 1
+	}
+	fence_log "installing $* from the npm registry into $dir"
+	mkdir -p "$dir"
+	rm -f "$dir/versions"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@" >&2 || return 1
+	local p name v
+	{
+		echo "$want"
+		for p in "$@"; do
+			name=${p%@*}
+			[[ -n "$name" ]] || name=$p # a scoped name with no version
+			v=$(node -p 'require(process.argv[1]).version' "$dir/node_modules/$name/package.json") || return 1
+			echo "$name@$v"
+		done
+	} >"$dir/versions.tmp" && mv "$dir/versions.tmp" "$dir/versions"
+}
+
+# AWS's JavaScript SDK v3, the current S3 wire format (request checksums
+# by default; over HTTPS an aws-chunked body with a CRC trailer), for the
+# client scenarios of s3gw/clients: exported by the test command as
+# FENCE_TEST_AWSJS, the directory that holds its node_modules. Pinned:
+# the SDK's releases after early January 2027 need Node.js 22, and Debian
+# 12's is 20 (the SDK warns so at run time).
+FENCE_AWSJS_PACKAGES=("@aws-sdk/client-s3@3.1178.0" "@aws-sdk/lib-storage@3.1178.0")
+fence_install_awsjs() { fence_npm_install_list awsjs "${FENCE_AWSJS_PACKAGES[@]}"; }
+
 # fence_dynalite_wrapper writes to $1 a script that runs dynalite under
 # node with deploy/local/dynalite-guard.cjs loaded (a client that hangs up
 # mid-request must not kill the server; see that file). It execs node, so
@@ -222,10 +263,12 @@ fence_servers_stop() {
 # the builds wait on the module proxy as much as on the CPU, so three at
 # once take less time than one after another. fence_servers_start calls
 # the same installs, which then do nothing.
+# It also installs AWS's JavaScript SDK (fence_install_awsjs), which no
+# server needs: the client scenarios of s3gw/clients run it.
 fence_servers_install() {
 	FENCE_CACHE=${FENCE_CACHE:-"$(fence_repo_root)/.cache"}
 	export FENCE_CACHE
-	local pids=() names=(minio versitygw fakegcs dynalite azurite dynamodb_local) i rc=0
+	local pids=() names=(minio versitygw fakegcs dynalite azurite dynamodb_local awsjs) i rc=0
 	for i in "${names[@]}"; do
 		if [[ "$i" == dynamodb_local ]]; then
 			fence_install_dynamodb_local >/dev/null &

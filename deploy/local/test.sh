@@ -177,12 +177,14 @@ wait_jobs() {
 }
 
 # install_packages installs the Debian packages the tests use: spin for
-# the model checks in model/ (required) and chromium for serve's browser
-# test (that test skips without it, saying so).
+# the model checks in model/ (required), chromium for serve's browser
+# test (that test skips without it, saying so), and the S3 clients of
+# s3gw/clients (s3_client_packages).
 install_packages() {
 	local want=()
 	command -v spin >/dev/null || want+=(spin)
 	[[ -z "${FENCE_TEST_CHROMIUM:-}" ]] && ! command -v chromium >/dev/null && want+=(chromium)
+	mapfile -t -O "${#want[@]}" want < <(s3_client_packages)
 	((${#want[@]})) || return 0
 	if ! { run apt-get update -qq && DEBIAN_FRONTEND=noninteractive run apt-get install -y -qq "${want[@]}" >/dev/null; }; then
 		echo "deploy/local/test.sh: apt-get could not install ${want[*]}" >&2
@@ -192,6 +194,39 @@ install_packages() {
 		return 1
 	fi
 }
+
+# ---- S3 clients (s3gw/clients) ----------------------------------------
+# Real S3 clients that s3gw/clients drives through one scenario each,
+# against MinIO directly and through the S3 gateway: Debian's aws cli,
+# s3cmd, rclone and boto3, called by absolute path (PATH may hold other
+# Pythons' aws and python3), and AWS's JavaScript SDK v3 from npm
+# (fence_install_awsjs in deploy/local/servers.sh, into $FENCE_CACHE/awsjs).
+# From nothing, apt-get update and the install of the four packages took
+# 17 s here, the npm install 4 s.
+
+# s3_client_packages prints, one a line, the Debian packages of the S3
+# clients that are not installed yet.
+s3_client_packages() {
+	[[ -x /usr/bin/aws ]] || echo awscli
+	[[ -x /usr/bin/s3cmd ]] || echo s3cmd
+	[[ -x /usr/bin/rclone ]] || echo rclone
+	/usr/bin/python3 -c 'import boto3' 2>/dev/null || echo python3-boto3
+}
+
+# s3_clients_env exports the FENCE_TEST_* variables that name the S3
+# clients that are installed, and FENCE_TEST_S3_CLIENTS=1: the tests of
+# s3gw/clients then fail, instead of skipping, when a client is missing.
+s3_clients_env() {
+	export FENCE_TEST_S3_CLIENTS=1
+	[[ -x /usr/bin/aws ]] && export FENCE_TEST_AWSCLI=/usr/bin/aws
+	[[ -x /usr/bin/s3cmd ]] && export FENCE_TEST_S3CMD=/usr/bin/s3cmd
+	[[ -x /usr/bin/rclone ]] && export FENCE_TEST_RCLONE=/usr/bin/rclone
+	/usr/bin/python3 -c 'import boto3' 2>/dev/null && export FENCE_TEST_BOTO3_PYTHON=/usr/bin/python3
+	local awsjs="${FENCE_CACHE:-$PWD/.cache}/awsjs"
+	[[ -d "$awsjs/node_modules/@aws-sdk/client-s3" ]] && export FENCE_TEST_AWSJS="$awsjs"
+	return 0
+}
+# ---- end S3 clients ------------------------------------------------------
 
 export FENCE_TEST_CFN_SCHEMAS="${FENCE_CACHE:-$PWD/.cache}/deploy/cfn-schemas"
 export FENCE_TEST_RELEASE_DIR="$workdir/dist"
@@ -210,6 +245,7 @@ start_job vet env CGO_ENABLED=0 go vet -trimpath ./...
 start_job race-build go vet -race ./...
 wait_jobs
 start_servers
+s3_clients_env
 
 # DynamoDB Local: servers.sh skips it without Java 17; say so again at the
 # end, where it is seen, since the DynamoDB tests then ran against dynalite
