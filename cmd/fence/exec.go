@@ -74,6 +74,15 @@ under PREFIX that are no longer files in DIR are deleted in the same
 commit. If a newer holder has fenced the domain meanwhile, nothing is
 published and exec exits 3.
 
+With --s3, CMD gets an S3 endpoint on loopback (AWS_ENDPOINT_URL, keys
+made for this run in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, the
+bucket in FENCE_S3_BUCKET, its keys under FENCE_S3_PREFIX=DOMAIN/), and
+what CMD writes through it with any S3 client is published as ONE fenced
+commit once CMD exits 0, as --publish does (--s3-commit each: every
+completed write its own commit). --s3-tls serves HTTPS, with a CA made
+for the run in AWS_CA_BUNDLE and NODE_EXTRA_CA_CERTS. After a lost lease
+every write through it gets 403 FenceLeaseLost. See docs/cli.md.
+
 exec exits with CMD's exit code (128+N when signal N ended it; 127 when
 CMD was not found and 126 when it could not be run, as a shell does), 4 when
 another holder's lease is live (without --wait), 5 when the lease was

@@ -50,7 +50,7 @@ type s3Exec struct {
 // s3Unset are variables the job does not inherit under --s3: other
 // credentials' session tokens, and (for HTTP) a CA bundle meant for
 // other endpoints, which clients would apply to the gateway's.
-var s3Unset = []string{"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"}
+var s3Unset = []string{"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "RCLONE_CA_CERT", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"}
 
 // newS3Exec checks --s3's flags and works out the bucket and the key
 // prefix from the store's URL.
@@ -107,6 +107,12 @@ func (x *s3Exec) prepare(store *objstore.Store, domain string) func(context.Cont
 			"AWS_REGION=" + s3gw.DefaultRegion, "AWS_DEFAULT_REGION=" + s3gw.DefaultRegion,
 			"FENCE_S3_ENDPOINT=" + ep.URL, "FENCE_S3_BUCKET=" + x.bucket, "FENCE_S3_PREFIX=" + x.prefix,
 		}
+		// An rclone remote named fence: (rclone reads remotes from
+		// RCLONE_CONFIG_<NAME>_* variables).
+		env = append(env, "RCLONE_CONFIG_FENCE_TYPE=s3", "RCLONE_CONFIG_FENCE_PROVIDER=Other",
+			"RCLONE_CONFIG_FENCE_ENDPOINT="+ep.URL, "RCLONE_CONFIG_FENCE_REGION="+s3gw.DefaultRegion,
+			"RCLONE_CONFIG_FENCE_ACCESS_KEY_ID="+access, "RCLONE_CONFIG_FENCE_SECRET_ACCESS_KEY="+secret,
+			"RCLONE_CONFIG_FENCE_FORCE_PATH_STYLE=true", "RCLONE_CONFIG_FENCE_NO_CHECK_BUCKET=true")
 		if ep.CAPEM != nil {
 			if x.dir, err = os.MkdirTemp("", "fence-s3-"); err != nil {
 				return nil, fmt.Errorf("exec --s3: %w", err)
@@ -115,7 +121,7 @@ func (x *s3Exec) prepare(store *objstore.Store, domain string) func(context.Cont
 			if err := os.WriteFile(ca, ep.CAPEM, 0o600); err != nil {
 				return nil, fmt.Errorf("exec --s3: %w", err)
 			}
-			env = append(env, "AWS_CA_BUNDLE="+ca, "NODE_EXTRA_CA_CERTS="+ca, "FENCE_S3_CA_BUNDLE="+ca)
+			env = append(env, "AWS_CA_BUNDLE="+ca, "NODE_EXTRA_CA_CERTS="+ca, "FENCE_S3_CA_BUNDLE="+ca, "RCLONE_CA_CERT="+ca)
 		}
 		x.announce(ep.URL)
 		return env, nil
