@@ -240,3 +240,32 @@ func TestExecS3StoppedByBreak(t *testing.T) {
 		t.Fatalf("a broken job published: %v", keys)
 	}
 }
+
+// With --s3-commit each, every completed write is its own commit at
+// once, so what the job wrote before it failed stays published; --json
+// prints where the endpoint is as one JSON object on stderr.
+func TestExecS3CommitEach(t *testing.T) {
+	c := newCLI(t)
+	self, _ := os.Executable()
+	r := c.run("", "--json", "exec", "d", "--s3", "--s3-commit", "each", "--", "sh", "-c", `env `+envS3Steps+`="put a.csv one;put b.csv two;delete a.csv" "$0" && exit 1`, self)
+	if r.code != 1 {
+		t.Fatalf("exec --s3-commit each: %s", r)
+	}
+	line, _, _ := strings.Cut(r.stderr, "\n")
+	var where struct {
+		Endpoint string `json:"s3_endpoint"`
+		Bucket   string `json:"bucket"`
+		Prefix   string `json:"prefix"`
+	}
+	if err := json.Unmarshal([]byte(line), &where); err != nil || !strings.HasPrefix(where.Endpoint, "http://127.0.0.1:") || where.Bucket != "fence" || where.Prefix != "d/" {
+		t.Fatalf("--json's first stderr line %q: %+v, %v", line, where, err)
+	}
+	keys := c.keys("d")
+	if len(keys) != 1 || keys["b.csv"] == 0 {
+		t.Fatalf("keys after a failed job with --s3-commit each: %v, want b.csv alone", keys)
+	}
+	// Flags that need --s3.
+	c.want(exitUsage, "", "exec", "d", "--s3-tls", "--", "true")
+	c.want(exitUsage, "", "exec", "d", "--s3", "--publish", "out", "--", "true")
+	c.want(exitUsage, "", "exec", "d", "--s3", "--s3-commit", "sometimes", "--", "true")
+}
