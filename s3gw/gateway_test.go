@@ -54,12 +54,17 @@ func newEnv(t *testing.T, mode s3gw.CommitMode, tls bool) *env {
 	return newEnvOn(t, memstore.New(), mode, tls)
 }
 
-// newEnvOn is newEnv over backend b.
-func newEnvOn(t *testing.T, b driver.Backend, mode s3gw.CommitMode, tls bool) *env {
+// newEnvOn is newEnv over backend b; change, when not nil, changes the
+// gateway's options.
+func newEnvOn(t *testing.T, b driver.Backend, mode s3gw.CommitMode, tls bool, change ...func(*s3gw.Options)) *env {
 	t.Helper()
 	store := objstore.New(b, &objstore.Options{InlineMax: -1})
-	gw, err := s3gw.New(s3gw.Options{Store: store, Domain: testDomain, Token: testToken, Bucket: testBucket,
-		Credentials: wire.StaticCredentials{testAccess: testSecret}, Commit: mode})
+	o := s3gw.Options{Store: store, Domain: testDomain, Token: testToken, Bucket: testBucket,
+		Credentials: staticCreds(), Commit: mode}
+	for _, f := range change {
+		f(&o)
+	}
+	gw, err := s3gw.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +124,8 @@ func (e *env) versionObjects() []string {
 	}
 	return out
 }
+
+func staticCreds() wire.StaticCredentials { return wire.StaticCredentials{testAccess: testSecret} }
 
 func payload(n int) []byte {
 	b := make([]byte, n)
