@@ -353,7 +353,10 @@ func (g *Gateway) listUploads(q *request) {
 	g.mu.Lock()
 	res := listMultipartUploadsResult{NS: s3NS, Bucket: g.o.Bucket, MaxUploads: 1000}
 	for _, u := range g.uploads {
-		if strings.HasPrefix(u.s3key, prefix) {
+		u.mu.Lock()
+		finished := u.finished != nil
+		u.mu.Unlock()
+		if !finished && strings.HasPrefix(u.s3key, prefix) {
 			res.Uploads = append(res.Uploads, uploadXML{Key: u.s3key, UploadID: u.id, Initiator: owner, Owner: owner, StorageClass: "STANDARD", Initiated: u.initiated.Format(timeFormat)})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 
@@ -181,4 +182,47 @@ func TestMultipartRefusals(t *testing.T) {
 		t.Fatalf("published: %v", v)
 	}
 	_ = objstore.MinPartSize
+}
+
+// TestListUploads: ListMultipartUploads shows the uploads in progress,
+// not those completed or aborted; a Complete retried after its answer
+// was lost gets the same answer.
+func TestListUploads(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, s3gw.CommitAtEnd, false)
+	c := e.client(testSecret, nil)
+	ids := map[string]string{}
+	for _, k := range []string{"open", "done", "gone"} {
+		cr, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(testBucket), Key: s3key(k)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[k] = aws.ToString(cr.UploadId)
+	}
+	up, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(testBucket), Key: s3key("done"), UploadId: aws.String(ids["done"]), PartNumber: aws.Int32(1), Body: strings.NewReader("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete := func() (*s3.CompleteMultipartUploadOutput, error) {
+		return c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(testBucket), Key: s3key("done"), UploadId: aws.String(ids["done"]),
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: up.ETag}}}})
+	}
+	first, err := complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := complete()
+	if err != nil || aws.ToString(again.ETag) != aws.ToString(first.ETag) {
+		t.Fatalf("a retried Complete: %v, %v; want the first answer %s", again, err, aws.ToString(first.ETag))
+	}
+	if _, err := c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(testBucket), Key: s3key("gone"), UploadId: aws.String(ids["gone"])}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(testBucket)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Uploads) != 1 || aws.ToString(l.Uploads[0].UploadId) != ids["open"] {
+		t.Fatalf("ListMultipartUploads: %+v, want the open upload alone", l.Uploads)
+	}
 }
