@@ -40,6 +40,9 @@ func tiny(b driver.Backend) Config {
 		Receipts:          3,
 		ReceiptIterations: 2,
 		LargeReceipts:     5,
+		// Three parts, the smallest S3 allows but the last.
+		GatewayMultipartSize: 15 * MiB,
+		GatewayPartSize:      5 * MiB,
 	}
 }
 
@@ -56,22 +59,26 @@ var tinyIDs = []string{
 	"process/put/100B", "process/put/100B/nocache",
 	"memory/put/1MiB", "memory/get/1MiB",
 	"receipts/3x100B", "receipts/5x100B/memory",
+	"gateway/put/1KiB", "gateway/multipart/15MiB", "gateway/multipart/15MiB/memory", "gateway/commit",
 }
 
 // Which rows have no floor (throughput and memory rows), and which have
 // the client's allocations measured for each side (in-process latency
-// rows: the process rows have the children's CPU only).
+// rows: the process rows have the children's CPU only, the gateway's
+// commit, in its child, neither).
 func wantFloor(row Row) bool {
-	return row.Case != CaseDomains && row.Case != CaseWriters && row.Metric != metricRSS
+	return row.Case != CaseDomains && row.Case != CaseWriters && row.Case != CaseGateway && row.Metric != metricRSS
 }
 
 // wantPlain: every row has a plain side but the large commit of
-// receipts, which prints its time and peak RSS alone.
+// receipts, which prints its time and peak RSS alone, the gateway's
+// commit, which prints its time alone, and the gateway's peak RSS,
+// which is compared with its bound.
 func wantPlain(row Row) bool {
-	return row.ID != "receipts/5x100B/memory"
+	return row.ID != "receipts/5x100B/memory" && row.ID != "gateway/commit" && row.ID != "gateway/multipart/15MiB/memory"
 }
 func wantAllocs(row Row) bool {
-	return row.Metric == metricP50 && row.Case != CaseLease && row.Case != CaseProcess
+	return row.Metric == metricP50 && row.Case != CaseLease && row.Case != CaseProcess && row.ID != "gateway/commit"
 }
 
 func rowIDs(rep Report) []string {
@@ -84,10 +91,11 @@ func rowIDs(rep Report) []string {
 
 // checkReport checks that rep has every row of tiny, measured on both
 // sides and against its floor (memory rows: when memoryMeasured is true;
-// process rows: when processMeasured is), and that it renders and
-// marshals.
+// process rows: when processMeasured is; gateway rows: when the store is
+// an S3 store), and that it renders and marshals.
 func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool) {
 	t.Helper()
+	gatewayMeasured := strings.HasPrefix(rep.Store, "s3://") || strings.HasPrefix(rep.Store, "minio://")
 	if got := rowIDs(rep); !slices.Equal(got, tinyIDs) {
 		t.Fatalf("rows:\n got %v\nwant %v", got, tinyIDs)
 	}
@@ -99,6 +107,12 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 		if !strings.Contains(table, row.Name) {
 			t.Errorf("table lacks row %q:\n%s", row.Name, table)
 		}
+		if row.Case == CaseGateway && !gatewayMeasured {
+			if row.Skipped == "" || row.Fenced.N != 0 || !strings.Contains(row.Skipped, "s3:// or minio://") {
+				t.Errorf("%s: want a row skipped for want of an S3 store, got %+v", row.ID, row)
+			}
+			continue
+		}
 		if row.Metric == metricRSS && !memoryMeasured || row.Case == CaseProcess && !processMeasured {
 			if row.Skipped == "" || row.Fenced.N != 0 {
 				t.Errorf("%s: want a skipped row, got %+v", row.ID, row)
@@ -108,7 +122,7 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 		if row.Fenced.N == 0 || row.Baseline == "" || wantPlain(row) && (row.Plain.N == 0 || row.Ratio <= 0) {
 			t.Errorf("%s: want both sides measured and a ratio, got %+v", row.ID, row)
 		}
-		if !wantPlain(row) && (row.Plain.N != 0 || row.Ratio != 0 || row.Fenced.N != 1 || row.Fenced.P50 <= 0) {
+		if !wantPlain(row) && (row.Plain.N != 0 || (row.Ratio != 0) != (row.Bound > 0) || row.Fenced.N != 1 || row.Fenced.P50 <= 0) {
 			t.Errorf("%s: want one fenced commit timed and no plain side, got %+v", row.ID, row)
 		}
 		if hasFloor := row.Floor.N > 0 && row.FloorRatio > 0 && row.FloorBaseline != "" && row.FloorTarget != nil; hasFloor != wantFloor(row) {
@@ -117,7 +131,7 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 		if wantFloor(row) && !strings.Contains(table, row.FloorBaseline) {
 			t.Errorf("table lacks the floor of %q:\n%s", row.Name, table)
 		}
-		if wantAllocs(row) && (row.Fenced.AllocBytes <= 0 || row.Fenced.Allocs <= 0 || row.Plain.AllocBytes <= 0 || row.Plain.Allocs <= 0 || row.Floor.AllocBytes <= 0) {
+		if wantAllocs(row) && (row.Fenced.AllocBytes <= 0 || row.Fenced.Allocs <= 0 || row.Plain.AllocBytes <= 0 || row.Plain.Allocs <= 0 || wantFloor(row) && row.Floor.AllocBytes <= 0) {
 			t.Errorf("%s: want allocations measured on every side, got fenced %+v plain %+v floor %+v", row.ID, row.Fenced, row.Plain, row.Floor)
 		}
 		if row.Case == CaseProcess && (row.Fenced.CPU <= 0 || row.Plain.CPU <= 0 || row.Floor.CPU <= 0) {
@@ -126,12 +140,12 @@ func checkReport(t *testing.T, rep Report, memoryMeasured, processMeasured bool)
 		if row.Metric == metricRSS && (row.Fenced.PeakRSS <= 0 || wantPlain(row) && row.Plain.PeakRSS <= 0) {
 			t.Errorf("%s: want peak RSS on both sides, got %+v", row.ID, row)
 		}
-		if row.Metric == metricP50 && row.Fenced.N != 2 {
+		if row.Metric == metricP50 && row.Fenced.N != 2 && row.ID != "gateway/commit" {
 			t.Errorf("%s: %d fenced iterations, want 2", row.ID, row.Fenced.N)
 		}
 		// The targets are for its own sizes and counts; tiny
 		// shares only these with it.
-		wantTarget := row.ID == "put/1KiB" || row.ID == "get/1KiB" || row.ID == "get/1KiB/cold" || row.ID == "lease/acquire" || row.ID == "lease/takeover"
+		wantTarget := row.ID == "put/1KiB" || row.ID == "gateway/put/1KiB" || row.ID == "get/1KiB" || row.ID == "get/1KiB/cold" || row.ID == "lease/acquire" || row.ID == "lease/takeover"
 		if (row.Target != nil) != wantTarget {
 			t.Errorf("%s: target %+v, want one: %v", row.ID, row.Target, wantTarget)
 		}
@@ -270,13 +284,14 @@ func TestRunCancelled(t *testing.T) {
 
 func TestRunInvalidConfig(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"no backend":    {},
-		"unknown case":  {Backend: memstore.New(), Cases: []Case{"nope"}},
-		"bad prefix":    {Backend: memstore.New(), Prefix: "a/_fence/b"},
-		"zero size":     {Backend: memstore.New(), PutSizes: []int64{0}},
-		"zero domains":  {Backend: memstore.New(), Domains: []int{0}},
-		"zero writers":  {Backend: memstore.New(), Writers: []int{0}},
-		"negative keys": {Backend: memstore.New(), LiveKeys: []int{-1}},
+		"no backend":     {},
+		"unknown case":   {Backend: memstore.New(), Cases: []Case{"nope"}},
+		"bad prefix":     {Backend: memstore.New(), Prefix: "a/_fence/b"},
+		"zero size":      {Backend: memstore.New(), PutSizes: []int64{0}},
+		"zero domains":   {Backend: memstore.New(), Domains: []int{0}},
+		"zero writers":   {Backend: memstore.New(), Writers: []int{0}},
+		"negative keys":  {Backend: memstore.New(), LiveKeys: []int{-1}},
+		"too many parts": {Backend: memstore.New(), GatewayMultipartSize: 10001 * MiB, GatewayPartSize: MiB},
 	} {
 		if _, err := Run(t.Context(), cfg, nil); err == nil {
 			t.Errorf("%s: Run accepted %+v", name, cfg)
@@ -444,6 +459,7 @@ func TestParseCases(t *testing.T) {
 		"all":           AllCases,
 		"put":           {CasePut},
 		" get, put,get": {CaseGet, CasePut},
+		"gateway":       {CaseGateway},
 	} {
 		got, err := ParseCases(in)
 		if err != nil || !slices.Equal(got, want) {
@@ -527,6 +543,14 @@ func TestDefaults(t *testing.T) {
 	}
 	// The target rows are the default rows.
 	for _, id := range []string{"put/64MiB", "get/1KiB", "commit/100x1KiB", "domains/64", "livekeys/10000", "memory/get/1GiB", "receipts/1000x1KiB"} {
+		if _, ok := targets[id]; !ok {
+			t.Errorf("no target for %s", id)
+		}
+	}
+	if d.GatewayMultipartSize != 256*MiB || d.GatewayPartSize != 16*MiB || d.GatewayPartConcurrency != 4 || !slices.Contains(d.Cases, CaseGateway) {
+		t.Errorf("Defaults() gateway: %d in parts of %d, %d at a time; cases %v", d.GatewayMultipartSize, d.GatewayPartSize, d.GatewayPartConcurrency, d.Cases)
+	}
+	for _, id := range []string{"gateway/put/1KiB", "gateway/multipart/256MiB", "gateway/multipart/256MiB/memory"} {
 		if _, ok := targets[id]; !ok {
 			t.Errorf("no target for %s", id)
 		}

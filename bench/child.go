@@ -61,6 +61,10 @@ type childSpec struct {
 	// File is the body of a plain put; ETag the condition of a floor put.
 	File string `json:"file,omitempty"`
 	ETag string `json:"etag,omitempty"`
+	// PartBufferBytes is the Store's, for a gateway child.
+	PartBufferBytes int64 `json:"part_buffer_bytes,omitempty"`
+	// Gateway says what a gateway child serves.
+	Gateway *gatewaySpec `json:"gateway,omitempty"`
 }
 
 // backendSpec says how a child reopens the parent's backend. Credentials
@@ -81,8 +85,14 @@ type childResult struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 	Bytes   int64         `json:"bytes"`
 	// ETag is the ETag a floor put left.
-	ETag  string `json:"etag,omitempty"`
-	Error string `json:"error,omitempty"`
+	ETag string `json:"etag,omitempty"`
+	// URL and StartRSS are a gateway child's endpoint and its resident
+	// memory once serving, on its first line; Served is how long it
+	// served, on its last.
+	URL      string        `json:"url,omitempty"`
+	StartRSS int64         `json:"start_rss,omitempty"`
+	Served   time.Duration `json:"served_ns,omitempty"`
+	Error    string        `json:"error,omitempty"`
 }
 
 // specFor describes b for a child, or says why a child cannot reopen it.
@@ -158,6 +168,8 @@ func runChild(specJSON string) (childResult, error) {
 		return runProcessChild(ctx, spec, b)
 	case childCommitReceipts:
 		return runReceiptsChild(ctx, spec, b)
+	case childGateway:
+		return runGatewayChild(ctx, spec, b, os.Stdout, os.Stdin)
 	}
 	start := time.Now()
 	var n int64

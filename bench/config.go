@@ -58,10 +58,17 @@ const (
 	// peak resident memory of a commit of Config.LargeReceipts, in a
 	// child process.
 	CaseReceipts Case = "receipts"
+	// CaseGateway: an aws-sdk-go-v2 PutObject of 1 KiB and a multipart
+	// upload of Config.GatewayMultipartSize through an S3 gateway
+	// (package s3gw) in a child process, against the same client straight
+	// to the store's S3 endpoint; the gateway's peak resident memory
+	// against its bound; and the one commit that publishes what it
+	// staged. S3 stores (s3://, minio://) only.
+	CaseGateway Case = "gateway"
 )
 
 // AllCases lists every case in the order Run measures them.
-var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseWriters, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory, CaseReceipts}
+var AllCases = []Case{CasePut, CaseCommit, CaseGet, CaseLease, CaseDomains, CaseWriters, CaseLiveKeys, CaseJob, CaseProcess, CaseMemory, CaseReceipts, CaseGateway}
 
 // ParseCases parses a comma-separated list of case names, as a CLI flag
 // gives it. "" and "all" mean every case.
@@ -198,6 +205,18 @@ type Config struct {
 	// LargeReceipts is the number of receipts of the receipts case's
 	// memory row, committed once in a child process. Default 10,000.
 	LargeReceipts int
+
+	// GatewayMultipartSize is the size of the gateway case's multipart
+	// upload. Default 256 MiB.
+	GatewayMultipartSize int64
+	// GatewayPartSize is the size of its parts (the last may be
+	// shorter). Default 16 MiB; S3 wants at least 5 MiB for every part
+	// but the last.
+	GatewayPartSize int64
+	// GatewayPartConcurrency is how many of its parts are uploaded at
+	// once, started in order of part number as an upload manager starts
+	// them. Default 4.
+	GatewayPartConcurrency int
 }
 
 // Defaults returns a Config with every field but the clients and
@@ -267,6 +286,15 @@ func (c Config) withDefaults() Config {
 	if c.LargeReceipts <= 0 {
 		c.LargeReceipts = 10000
 	}
+	if c.GatewayMultipartSize <= 0 {
+		c.GatewayMultipartSize = 256 * MiB
+	}
+	if c.GatewayPartSize <= 0 {
+		c.GatewayPartSize = 16 * MiB
+	}
+	if c.GatewayPartConcurrency <= 0 {
+		c.GatewayPartConcurrency = 4
+	}
 	return c
 }
 
@@ -308,6 +336,9 @@ func (c Config) validate() error {
 			return bad("live-key count %d is not positive", n)
 		}
 	}
+	if parts := (c.GatewayMultipartSize + c.GatewayPartSize - 1) / c.GatewayPartSize; parts > maxParts {
+		return bad("GatewayMultipartSize %d in parts of GatewayPartSize %d makes %d parts; S3 allows at most %d", c.GatewayMultipartSize, c.GatewayPartSize, parts, maxParts)
+	}
 	return nil
 }
 
@@ -320,6 +351,9 @@ func (c Config) iterations(size int64) int {
 	n := c.ByteBudget / max(size, 1)
 	return int(min(int64(c.Iterations), max(n, minIterations)))
 }
+
+// maxParts is the most parts an S3 multipart upload may have.
+const maxParts = 10000
 
 // minIterations is the fewest timed iterations a latency row runs unless
 // Config.Iterations asks for fewer.

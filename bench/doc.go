@@ -25,8 +25,14 @@
 // takes a lock, one plain put, a conditional write frees it); a whole
 // `fence put` process of 1 KiB, with the probe's verdict cached across
 // processes and with FENCE_PROBE_CACHE=off, against a process that makes
-// one plain put; and the peak resident memory of a 1 GiB put and get.
-// Config changes every size, count and duration.
+// one plain put; the peak resident memory of a 1 GiB put and get; and,
+// on an S3 store (s3://, minio://), an aws-sdk-go-v2 PutObject of 1 KiB
+// and a 256 MiB multipart upload through the S3 gateway (package s3gw,
+// as fence exec --s3 serves it) against the same client straight to the
+// store's S3 endpoint, the gateway's peak resident memory against its
+// bound (its resident memory once serving, plus its part buffers, plus
+// an allowance per concurrent part), and the one commit that publishes
+// what it staged. Config changes every size, count and duration.
 //
 // Each latency row reports p50, p90 and p99, operations per second, the
 // ratio of the fenced p50 to the plain p50, and the row's floor (below)
@@ -105,13 +111,19 @@
 // one Get Blob; conditions are If-None-Match: * and If-Match), to the
 // same bucket or container and key prefix. Other backends (memstore,
 // filestore) are compared with their own unconditional Put and Get.
+// The gateway rows' client is not the backend's: it is one
+// aws-sdk-go-v2 configuration with the SDK's defaults (as a job's client
+// has them), made for the gateway and for the store's S3 endpoint, the
+// latter with the backend's credentials (its *s3.Client's provider, or
+// its *minio.Client's) and region, both on one HTTP client.
 //
 // # Child processes
 //
-// The memory rows run in child processes, so that nothing else the run
-// holds counts: Run starts its own executable with the environment
-// variable FENCE_BENCH_CHILD set, and this package's init function
-// serves that request and exits before main runs. Any binary that links
+// The memory rows, and the gateway case's gateway, run in child
+// processes, so that nothing else the run holds counts: Run starts its
+// own executable with the environment variable FENCE_BENCH_CHILD set,
+// and this package's init function serves that request and exits
+// before main runs. Any binary that links
 // this package, the fence CLI and test binaries alike, therefore works
 // without wiring. The process rows start Config.CLI, a fence binary, for
 // their fenced side (`fence --store StoreURL [--coord CoordURL] put
@@ -123,7 +135,8 @@
 // filestore's directory) with default options and the credentials of
 // the environment, streams the body from a generator and reports VmHWM
 // from /proc/self/status. A memstore cannot be reopened, so its memory
-// rows are skipped.
+// rows are skipped. The gateway child serves until its standard input
+// ends, then commits what it staged and reports its peak memory.
 //
 // # Scratch data
 //

@@ -64,6 +64,10 @@ type Row struct {
 	// CostTarget judges the client's CPU and allocations per operation
 	// against the plain side's, where the issue sets a goal.
 	CostTarget *Target `json:"cost_target,omitempty"`
+	// Bound is, for a memory row without a plain side, the peak resident
+	// memory its fenced side should stay under (the gateway's: its part
+	// buffers); Ratio is then the peak over it.
+	Bound int64 `json:"bound_bytes,omitempty"`
 	// Skipped says why the row was not measured (or has no baseline).
 	Skipped string `json:"skipped,omitempty"`
 	// Error is the error that stopped the row.
@@ -108,6 +112,10 @@ type Settings struct {
 	LiveKeys          []int         `json:"live_keys"`
 	MemorySize        int64         `json:"memory_size"`
 	ProcessIterations int           `json:"process_iterations"`
+
+	GatewayMultipartSize   int64 `json:"gateway_multipart_size,omitempty"`
+	GatewayPartSize        int64 `json:"gateway_part_size,omitempty"`
+	GatewayPartConcurrency int   `json:"gateway_part_concurrency,omitempty"`
 }
 
 // Cleanup reports what the run deleted at the end.
@@ -223,9 +231,12 @@ func (r Report) Table() string {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t", name(row.Name), formatBytes(row.Fenced.PeakRSS), formatDur(row.Fenced.P50))
-			if row.Plain.N > 0 {
+			switch {
+			case row.Plain.N > 0:
 				fmt.Fprintf(tw, "%s\t%s\t", formatBytes(row.Plain.PeakRSS), formatDur(row.Plain.P50))
-			} else {
+			case row.Bound > 0:
+				fmt.Fprintf(tw, "bound %s\t\t", formatBytes(row.Bound))
+			default:
 				fmt.Fprint(tw, "-\t\t")
 			}
 			fmt.Fprintf(tw, "%s\t%s\t\n", formatRatio(row.Ratio), formatTarget(row.Target))

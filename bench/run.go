@@ -77,6 +77,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Report, error) {
 		{CaseProcess, r.processCase},
 		{CaseMemory, r.memoryCase},
 		{CaseReceipts, r.receiptsCase},
+		{CaseGateway, r.gatewayCase},
 	}
 	for _, c := range cases {
 		if !cfg.has(c.c) {
@@ -201,6 +202,10 @@ func (r *runner) settings() Settings {
 		LiveKeys:          c.LiveKeys,
 		MemorySize:        c.MemorySize,
 		ProcessIterations: c.ProcessIterations,
+
+		GatewayMultipartSize:   c.GatewayMultipartSize,
+		GatewayPartSize:        c.GatewayPartSize,
+		GatewayPartConcurrency: c.GatewayPartConcurrency,
 	}
 }
 
@@ -324,6 +329,8 @@ func progressLine(row Row) string {
 		return fmt.Sprintf("%s: error: %s", row.Name, row.Error)
 	case row.Fenced.N == 0:
 		return fmt.Sprintf("%s: skipped: %s", row.Name, row.Skipped)
+	case row.Metric == metricRSS && row.Bound > 0:
+		return fmt.Sprintf("%s: fenced peak RSS %s, bound %s, %.2fx the bound", row.Name, formatBytes(row.Fenced.PeakRSS), formatBytes(row.Bound), row.Ratio)
 	case row.Metric == metricRSS && row.Plain.N == 0:
 		return fmt.Sprintf("%s: fenced peak RSS %s, in %s", row.Name, formatBytes(row.Fenced.PeakRSS), formatDur(row.Fenced.P50))
 	case row.Metric == metricRSS:

@@ -89,7 +89,7 @@ end. See docs/benchmarks.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, writers, livekeys, job, process, memory, receipts")
+	f.StringVar(&cases, "cases", "all", "comma-separated cases to run: put, commit, get, lease, domains, writers, livekeys, job, process, memory, receipts, gateway")
 	f.StringVar(&putSizes, "put-sizes", "", "object sizes of the put rows (default 1KiB,1MiB,64MiB)")
 	f.StringVar(&getSizes, "get-sizes", "", "object sizes of the get rows (default 1KiB,64MiB)")
 	f.StringVar(&memorySize, "memory-size", "", "object size of the peak-memory rows (default 1GiB)")
