@@ -198,11 +198,12 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 	u.mu.Lock()
 	var h *partHash
 	var epoch uint64
+	var buf []byte
 	keep := false
 	if n <= u.hashed+1 {
 		h, epoch = u.snaps[n-1].resume(), u.epoch
 	} else {
-		keep = u.s.reservePartBuffer(size)
+		buf, keep = u.s.takePartBuffer(size)
 	}
 	u.mu.Unlock()
 
@@ -212,7 +213,7 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 	case h != nil:
 		r = io.TeeReader(r, h)
 	case keep:
-		kept = &keeper{buf: make([]byte, 0, size)}
+		kept = &keeper{buf: buf}
 		r = io.TeeReader(r, kept)
 	}
 	start := int64(0)
@@ -222,7 +223,7 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 	etag, err := u.pu.UploadPart(ctx, u.object, u.uploadID, n, r, size)
 	if err != nil {
 		if keep {
-			u.s.releasePartBuffer(size)
+			u.s.releasePartBuffer(kept.buf)
 		}
 		u.forget(n)
 		return nil, err
@@ -232,7 +233,7 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if old := u.parts[n]; old != nil && old.buf != nil {
-		u.s.releasePartBuffer(int64(len(old.buf)))
+		u.s.releasePartBuffer(old.buf)
 	}
 	u.parts[n] = p
 	// The backend read the body through r; h (or kept) saw every byte
@@ -248,7 +249,7 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 	case kept != nil && int64(len(kept.buf)) == size:
 		p.buf = kept.buf
 	case keep:
-		u.s.releasePartBuffer(size)
+		u.s.releasePartBuffer(kept.buf)
 	}
 	u.hashKept()
 	return p, nil
@@ -268,7 +269,7 @@ func (u *PartUpload) forget(n int) string {
 	}
 	delete(u.parts, n)
 	if old.buf != nil {
-		u.s.releasePartBuffer(int64(len(old.buf)))
+		u.s.releasePartBuffer(old.buf)
 	}
 	if n <= u.hashed {
 		u.rewind(n - 1)
@@ -306,7 +307,7 @@ func (u *PartUpload) hashKept() {
 		h.Write(p.buf)
 		u.snaps = append(u.snaps, h.state())
 		u.hashed++
-		u.s.releasePartBuffer(int64(len(p.buf)))
+		u.s.releasePartBuffer(p.buf)
 		p.buf = nil
 	}
 }
@@ -358,7 +359,7 @@ func (u *PartUpload) discard(ctx context.Context) error {
 	var objects []string
 	for _, p := range u.parts {
 		if p.buf != nil {
-			u.s.releasePartBuffer(int64(len(p.buf)))
+			u.s.releasePartBuffer(p.buf)
 			p.buf = nil
 		}
 		if p.object != "" {

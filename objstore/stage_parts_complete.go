@@ -186,7 +186,7 @@ func (u *PartUpload) releaseKept() {
 	defer u.mu.Unlock()
 	for _, p := range u.parts {
 		if p.buf != nil {
-			u.s.releasePartBuffer(int64(len(p.buf)))
+			u.s.releasePartBuffer(p.buf)
 			p.buf = nil
 		}
 	}
