@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
+	"github.com/fencedstore/fence/config"
 	"github.com/fencedstore/fence/objstore/driver"
-	"github.com/fencedstore/fence/objstore/filestore"
 	"github.com/fencedstore/fence/s3gw"
 )
 
@@ -39,7 +39,7 @@ const envS3Steps = "FENCE_TEST_S3_STEPS"
 
 func runS3Steps(steps string) int {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -119,11 +119,11 @@ func (c *cli) keys(domain string) map[string]uint64 {
 	return out
 }
 
-// stagedObjects lists the version objects of domain in the file store
-// at storeDir: what is staged or published.
-func stagedObjects(t *testing.T, storeDir, domain string) []string {
+// stagedObjects lists the version objects of domain in the store at
+// URL store: what is staged or published.
+func stagedObjects(t *testing.T, store, domain string) []string {
 	t.Helper()
-	b, err := filestore.Open(storeDir)
+	b, err := config.OpenBackend(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestExecS3(t *testing.T) {
 		t.Fatalf("b.csv = %q", got)
 	}
 	// A job that fails publishes nothing, and leaves nothing staged.
-	before := len(stagedObjects(t, strings.TrimPrefix(c.store, "file://"), "d"))
+	before := len(stagedObjects(t, c.store, "d"))
 	if before != 2 {
 		t.Fatalf("%d version objects after the first job, want its 2", before)
 	}
@@ -169,7 +169,7 @@ func TestExecS3(t *testing.T) {
 	if keys := c.keys("d"); len(keys) != 2 {
 		t.Fatalf("a failed job published: %v", keys)
 	}
-	if after := len(stagedObjects(t, strings.TrimPrefix(c.store, "file://"), "d")); after != before {
+	if after := len(stagedObjects(t, c.store, "d")); after != before {
 		t.Fatalf("a failed job left %d staged objects", after-before)
 	}
 }
@@ -177,8 +177,23 @@ func TestExecS3(t *testing.T) {
 // A job stopped past its lease while another holder takes over, then
 // resumed, publishes nothing of what it wrote through the endpoint, and
 // exits 3 or 5; the newer holder's key stands.
-func TestExecS3StoppedPastItsLease(t *testing.T) {
+func TestExecS3StoppedPastItsLease(t *testing.T) { s3StoppedPastItsLease(t, newCLI(t)) }
+
+// TestServersExecS3StoppedPastItsLease is the same on MinIO, with
+// leases in dynalite.
+func TestServersExecS3StoppedPastItsLease(t *testing.T) {
+	s3ep, dynep := endpoints(t, true, true)
+	bucket, table := unique("fence-cli-s3stop-"), unique("fence-cli-s3stop-")
+	removeBucket(t, s3ep, bucket)
+	removeTable(t, dynep, table)
 	c := newCLI(t)
+	c.store = "minio://" + bucket + "?endpoint=" + s3ep
+	c.global = []string{"--coord", "dynamodb://" + table + "?endpoint=" + dynep}
+	c.want(0, "", "init")
+	s3StoppedPastItsLease(t, c)
+}
+
+func s3StoppedPastItsLease(t *testing.T, c *cli) {
 	cmd, stdout, stderr := c.startExec(append([]string{"exec", "d", "--ttl", "2s", "--s3", "--"},
 		s3Job("put r.csv mine;put mine.csv mine;touch ready;wait go")...)...)
 	waitFile(t, filepath.Join(c.dir, "ready"))
@@ -208,7 +223,7 @@ func TestExecS3StoppedPastItsLease(t *testing.T) {
 	}
 	// The stale job's staged values are gone (the newer holder's put is
 	// inline, in the manifest).
-	if objs := stagedObjects(t, strings.TrimPrefix(c.store, "file://"), "d"); len(objs) != 0 {
+	if objs := stagedObjects(t, c.store, "d"); len(objs) != 0 {
 		t.Fatalf("the stale job left staged objects: %v", objs)
 	}
 }
