@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -244,14 +243,21 @@ func runProcessChild(ctx context.Context, spec childSpec, b driver.Backend) (chi
 }
 
 // peakRSS returns this process's peak resident set size, VmHWM.
-func peakRSS() (int64, error) {
+func peakRSS() (int64, error) { return procStatus("VmHWM:", "peak RSS") }
+
+// residentRSS returns this process's resident set size now, VmRSS.
+func residentRSS() (int64, error) { return procStatus("VmRSS:", "resident memory") }
+
+// procStatus returns the figure of field in /proc/self/status, in bytes;
+// what names it in errors.
+func procStatus(field, what string) (int64, error) {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0, fmt.Errorf("bench: peak RSS: %w", err)
+		return 0, fmt.Errorf("bench: %s: %w", what, err)
 	}
-	n := procKiB(data, "VmHWM:")
+	n := procKiB(data, field)
 	if n == 0 {
-		return 0, errors.New("bench: peak RSS: no VmHWM in /proc/self/status")
+		return 0, fmt.Errorf("bench: %s: no %s in /proc/self/status", what, strings.TrimSuffix(field, ":"))
 	}
 	return n, nil
 }

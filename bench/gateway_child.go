@@ -94,19 +94,6 @@ func runGatewayChild(ctx context.Context, spec childSpec, b driver.Backend, read
 	return res, err
 }
 
-// residentRSS returns this process's resident set size now, VmRSS.
-func residentRSS() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, fmt.Errorf("bench: resident memory: %w", err)
-	}
-	n := procKiB(data, "VmRSS:")
-	if n == 0 {
-		return 0, errors.New("bench: resident memory: no VmRSS in /proc/self/status")
-	}
-	return n, nil
-}
-
 // gatewayChild is a running gateway child, seen from the run.
 type gatewayChild struct {
 	cmd    *exec.Cmd

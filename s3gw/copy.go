@@ -76,9 +76,8 @@ func (m *md5Reader) etag() string { return hex.EncodeToString(m.h.Sum(nil)) }
 // written through the gateway (fence's version objects are write-once
 // and named by their key, so a copy is a new version object).
 func (g *Gateway) copyObject(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()

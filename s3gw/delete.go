@@ -22,9 +22,8 @@ const maxDeleteKeys = 1000
 // deleteObject answers DeleteObject: the key is gone for the job's reads
 // at once, and from the domain with the job's commit.
 func (g *Gateway) deleteObject(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()
@@ -100,9 +99,8 @@ func (q *request) readXML(v any) *wire.Error {
 // deleted together (one commit with CommitEach); a key outside it gets
 // its own AccessDenied entry and stops nothing else.
 func (g *Gateway) deleteObjects(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()

@@ -184,6 +184,17 @@ func (g *Gateway) beginWrite() (done func(), err *wire.Error) {
 	return g.writes.Done, nil
 }
 
+// admit admits a write request, or answers it with why not: the caller
+// goes on only when ok, and calls done when the request is over.
+func (g *Gateway) admit(q *request) (done func(), ok bool) {
+	done, e := g.beginWrite()
+	if e != nil {
+		q.fail(e)
+		return nil, false
+	}
+	return done, true
+}
+
 // stopError is the S3 error of a refused write; g.mu is held.
 func (g *Gateway) stopError() *wire.Error {
 	if errors.Is(g.stop, errLeaseLost) {

@@ -56,9 +56,8 @@ func (g *Gateway) findUpload(q *request) (*upload, *wire.Error) {
 
 // createUpload answers CreateMultipartUpload.
 func (g *Gateway) createUpload(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()
@@ -79,6 +78,25 @@ func newUploadID() string {
 	return strings.ToLower(newRequestID() + newRequestID())
 }
 
+// partRequest admits an UploadPart or UploadPartCopy, and finds its
+// upload and its part number; when not ok it has answered.
+func (g *Gateway) partRequest(q *request) (done func(), u *upload, n int, ok bool) {
+	done, ok = g.admit(q)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	u, e := g.findUpload(q)
+	if e == nil {
+		n, e = partNumber(q)
+	}
+	if e != nil {
+		done()
+		q.fail(e)
+		return nil, nil, 0, false
+	}
+	return done, u, n, true
+}
+
 // partNumber reads the partNumber parameter.
 func partNumber(q *request) (int, *wire.Error) {
 	s := q.t.query.Get("partNumber")
@@ -91,22 +109,11 @@ func partNumber(q *request) (int, *wire.Error) {
 
 // uploadPart answers UploadPart: the part streams to the store.
 func (g *Gateway) uploadPart(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, u, n, ok := g.partRequest(q)
+	if !ok {
 		return
 	}
 	defer done()
-	u, e := g.findUpload(q)
-	if e != nil {
-		q.fail(e)
-		return
-	}
-	n, e := partNumber(q)
-	if e != nil {
-		q.fail(e)
-		return
-	}
 	body, size, e := q.openBody()
 	if e != nil {
 		q.fail(e)
@@ -143,22 +150,11 @@ func (g *Gateway) uploadPart(q *request) {
 // uploadPartCopy answers UploadPartCopy: a range of a key of the domain,
 // as the job sees it, becomes a part.
 func (g *Gateway) uploadPartCopy(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, u, n, ok := g.partRequest(q)
+	if !ok {
 		return
 	}
 	defer done()
-	u, e := g.findUpload(q)
-	if e != nil {
-		q.fail(e)
-		return
-	}
-	n, e := partNumber(q)
-	if e != nil {
-		q.fail(e)
-		return
-	}
 	src, e := g.copySource(q)
 	if e != nil {
 		q.fail(e)
@@ -199,9 +195,8 @@ func (g *Gateway) uploadPartCopy(q *request) {
 // completeUpload answers CompleteMultipartUpload: the listed parts, in
 // order, become the key's value, staged or published as a put's.
 func (g *Gateway) completeUpload(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()

@@ -120,9 +120,8 @@ func objectHeaders(h http.Header) (contentType string, meta http.Header) {
 
 // putObject stages the body as the key's value (PutObject).
 func (g *Gateway) putObject(q *request) {
-	done, e := g.beginWrite()
-	if e != nil {
-		q.fail(e)
+	done, ok := g.admit(q)
+	if !ok {
 		return
 	}
 	defer done()

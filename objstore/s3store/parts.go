@@ -20,21 +20,7 @@ var _ driver.PartUploader = (*Backend)(nil)
 // with the backend's server-side encryption and opts' content type and
 // metadata.
 func (b *Backend) CreateParts(ctx context.Context, key string, opts driver.PutOptions) (string, error) {
-	in := &s3.CreateMultipartUploadInput{
-		Bucket:   aws.String(b.bucket),
-		Key:      aws.String(b.objectKey(key)),
-		Metadata: opts.Metadata,
-	}
-	if opts.ContentType != "" {
-		in.ContentType = aws.String(opts.ContentType)
-	}
-	if b.sse != "" {
-		in.ServerSideEncryption = b.sse
-		if b.kmsKeyID != "" {
-			in.SSEKMSKeyId = aws.String(b.kmsKeyID)
-		}
-	}
-	out, err := b.client.CreateMultipartUpload(ctx, in, checksumsWhenRequired)
+	out, err := b.client.CreateMultipartUpload(ctx, b.createMultipartInput(key, opts), checksumsWhenRequired)
 	if err != nil {
 		return "", b.fail("create parts", key, err)
 	}
@@ -125,4 +111,24 @@ func unsignedPayload(o *s3.Options) {
 				return next.HandleFinalize(v4.SetPayloadHash(ctx, "UNSIGNED-PAYLOAD"), in)
 			}), middleware.Before)
 	})
+}
+
+// createMultipartInput is the CreateMultipartUpload of key: with the
+// backend's server-side encryption and opts' content type and metadata.
+func (b *Backend) createMultipartInput(key string, opts driver.PutOptions) *s3.CreateMultipartUploadInput {
+	in := &s3.CreateMultipartUploadInput{
+		Bucket:   aws.String(b.bucket),
+		Key:      aws.String(b.objectKey(key)),
+		Metadata: opts.Metadata,
+	}
+	if opts.ContentType != "" {
+		in.ContentType = aws.String(opts.ContentType)
+	}
+	if b.sse != "" {
+		in.ServerSideEncryption = b.sse
+		if b.kmsKeyID != "" {
+			in.SSEKMSKeyId = aws.String(b.kmsKeyID)
+		}
+	}
+	return in
 }

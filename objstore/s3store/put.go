@@ -198,21 +198,7 @@ func (b *Backend) putInfo(key string, size int64, etag *string) (driver.ObjectIn
 // context that survives the caller's.
 func (b *Backend) putMultipart(ctx context.Context, key string, p *s3part.Body, opts driver.PutOptions) (_ driver.ObjectInfo, total int64, err error) {
 	ok := b.objectKey(key)
-	create := &s3.CreateMultipartUploadInput{
-		Bucket:   aws.String(b.bucket),
-		Key:      aws.String(ok),
-		Metadata: opts.Metadata,
-	}
-	if opts.ContentType != "" {
-		create.ContentType = aws.String(opts.ContentType)
-	}
-	if b.sse != "" {
-		create.ServerSideEncryption = b.sse
-		if b.kmsKeyID != "" {
-			create.SSEKMSKeyId = aws.String(b.kmsKeyID)
-		}
-	}
-	up, err := b.client.CreateMultipartUpload(ctx, create, checksumsWhenRequired)
+	up, err := b.client.CreateMultipartUpload(ctx, b.createMultipartInput(key, opts), checksumsWhenRequired)
 	if err != nil {
 		return driver.ObjectInfo{}, total, b.fail("put", key, err)
 	}
