@@ -153,29 +153,36 @@ type exactReader struct {
 
 func (e *exactReader) Read(p []byte) (int, error) {
 	if e.left == 0 {
-		// One more byte tells a longer body from one that ends here.
-		var b [1]byte
-		n, err := io.ReadFull(e.r, b[:])
-		if n > 0 {
-			return 0, errors.New("body is longer than its declared size")
-		}
-		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return 0, err
-		}
-		return 0, io.EOF
+		return 0, e.end()
 	}
 	if int64(len(p)) > e.left {
 		p = p[:e.left]
 	}
 	n, err := e.r.Read(p)
 	e.left -= int64(n)
-	if err == io.EOF {
-		if e.left > 0 {
-			return n, fmt.Errorf("body ended %d bytes short of its declared size: %w", e.left, io.ErrUnexpectedEOF)
-		}
-		if n > 0 {
-			return n, nil // the next Read checks for more
-		}
+	switch {
+	case err == io.EOF && e.left > 0:
+		return n, fmt.Errorf("body ended %d bytes short of its declared size: %w", e.left, io.ErrUnexpectedEOF)
+	case err == io.EOF:
+		return n, io.EOF
+	case err == nil && e.left == 0:
+		// The Read that returns the last byte looks for one more: an
+		// upload of a known size may stop reading here, and never see a
+		// longer body otherwise.
+		return n, e.end()
 	}
 	return n, err
+}
+
+// end reads past the declared size: io.EOF when the body ends there.
+func (e *exactReader) end() error {
+	var b [1]byte
+	n, err := io.ReadFull(e.r, b[:])
+	if n > 0 {
+		return errors.New("body is longer than its declared size")
+	}
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	return io.EOF
 }
