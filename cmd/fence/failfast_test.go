@@ -185,8 +185,20 @@ func TestFailFastCountsAttempts(t *testing.T) {
 					took := time.Since(start)
 					n := srv.conns.Load() - before
 					t.Logf("%s %s: %d connections, requests %q, %.2fs: %s", scheme, strings.Join(args, " "), n, srv.answered(), took.Seconds(), r.stderr)
-					if n > cmd.maxConns {
-						t.Errorf("%s %s: %d connections, want at most %d: a retry of what no retry fixes", scheme, strings.Join(args, " "), n, cmd.maxConns)
+					max := cmd.maxConns
+					if tc.tls {
+						// Go's TLS server answers a plain request and
+						// closes with the rest of it unread, which may
+						// reset the connection before the answer is read;
+						// a reset is worth retrying (a restarted server),
+						// and the SDKs do, three times at most (seen once
+						// in CI on a loaded machine: azblob's lease
+						// acquire, 15 connections). The bug this test
+						// guards against took 30 and more.
+						max += 3
+					}
+					if n > max {
+						t.Errorf("%s %s: %d connections, want at most %d: a retry of what no retry fixes", scheme, strings.Join(args, " "), n, max)
 					}
 					if !strings.Contains(r.stderr, endpoint) || !strings.Contains(r.stderr, tc.want) {
 						t.Errorf("%s %s: stderr does not name %s and %q: %q", scheme, strings.Join(args, " "), endpoint, tc.want, r.stderr)
