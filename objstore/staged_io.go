@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fencedstore/fence/internal/format"
 	"github.com/fencedstore/fence/objstore/driver"
 )
 
@@ -56,32 +57,44 @@ func (s *Store) OpenStaged(ctx context.Context, r Receipt, offset, length int64)
 	return &rangeReader{rc: rc, v: v, left: n}, nil
 }
 
-// DiscardStaged deletes the object of a staged value that will never be
-// published: a worker that staged a key again, or gave its output up.
-// It refuses, deleting nothing, when the domain's current manifest names
-// the object (a commit published it); the caller must not be committing
-// the receipt at the same time. Discarding an object that is already gone
-// is not an error. Anything DiscardStaged does not delete, gc deletes
-// once the domain's highest token has passed the receipt's.
-func (s *Store) DiscardStaged(ctx context.Context, r Receipt) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	m, _, err := s.loadManifest(ctx, r.Domain)
-	if err != nil {
-		return err
-	}
-	if m != nil {
-		e, ok, err := s.state(m).Lookup(ctx, r.Key)
-		if err != nil {
+// DiscardStaged deletes the objects of staged values that will never be
+// published: a worker that staged a key again, or gave its output up. It
+// reads each domain's manifest once, and refuses, deleting nothing of
+// it, a value the manifest names (a commit published it); the caller
+// must not be committing the receipts at the same time. Discarding an
+// object that is already gone is not an error. Anything DiscardStaged
+// does not delete, gc deletes once the domain's highest token has
+// passed the receipt's.
+func (s *Store) DiscardStaged(ctx context.Context, rs ...Receipt) error {
+	for _, r := range rs {
+		if err := r.Validate(); err != nil {
 			return err
 		}
-		if ok && e.Version == r.Object {
-			return &InvalidError{What: "receipt", Value: r.Object, Reason: fmt.Sprintf("published at manifest seq %d of domain %q: a published value is never discarded", m.Seq, r.Domain)}
+	}
+	var errs []error
+	manifests := map[string]*format.Manifest{}
+	for _, r := range rs {
+		m, read := manifests[r.Domain]
+		if !read {
+			var err error
+			if m, _, err = s.loadManifest(ctx, r.Domain); err != nil {
+				return err
+			}
+			manifests[r.Domain] = m
+		}
+		if m != nil {
+			e, ok, err := s.state(m).Lookup(ctx, r.Key)
+			if err != nil {
+				return err
+			}
+			if ok && e.Version == r.Object {
+				errs = append(errs, &InvalidError{What: "receipt", Value: r.Object, Reason: fmt.Sprintf("published at manifest seq %d of domain %q: a published value is never discarded", m.Seq, r.Domain)})
+				continue
+			}
+		}
+		if err := s.b.Delete(ctx, r.Object); err != nil && !errors.Is(err, driver.ErrNotFound) {
+			errs = append(errs, fmt.Errorf("objstore: discard staged value of key %q (object %q): %w", r.Key, r.Object, err))
 		}
 	}
-	if err := s.b.Delete(ctx, r.Object); err != nil && !errors.Is(err, driver.ErrNotFound) {
-		return fmt.Errorf("objstore: discard staged value of key %q (object %q): %w", r.Key, r.Object, err)
-	}
-	return nil
+	return errors.Join(errs...)
 }

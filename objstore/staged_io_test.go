@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fencedstore/fence/objstore"
+	"github.com/fencedstore/fence/objstore/driver"
 	"github.com/fencedstore/fence/objstore/memstore"
 )
 
@@ -73,4 +77,48 @@ func TestDiscardStagedKeepsPublished(t *testing.T) {
 		t.Fatalf("DiscardStaged of a published value: %v, want ErrInvalid", err)
 	}
 	wantValue(t, s, "d", "k", []byte("published"))
+}
+
+// manifestReads counts the reads of manifests through a backend.
+type manifestReads struct {
+	driver.Backend
+	n atomic.Int64
+}
+
+func (m *manifestReads) Get(ctx context.Context, key string, opts driver.GetOptions) (io.ReadCloser, driver.ObjectInfo, error) {
+	if strings.HasSuffix(key, "/_fence/manifest.json") {
+		m.n.Add(1)
+	}
+	return m.Backend.Get(ctx, key, opts)
+}
+
+// TestDiscardStagedMany: discarding many staged values reads each
+// domain's manifest once, deletes every unpublished one, and refuses the
+// published one alone.
+func TestDiscardStagedMany(t *testing.T) {
+	ctx := context.Background()
+	b := &manifestReads{Backend: memstore.New()}
+	s := objstore.New(b, &objstore.Options{InlineMax: -1})
+	var rs []objstore.Receipt
+	for i := range 20 {
+		rs = append(rs, stage(t, s, "d", fmt.Sprint("k", i), 3, []byte("x")))
+	}
+	published := stage(t, s, "d", "kept", 3, []byte("kept"))
+	if _, err := s.Commit(ctx, "d", 3, []objstore.Change{objstore.PutReceipt(published)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := b.n.Load()
+	err := s.DiscardStaged(ctx, append(rs, published)...)
+	if !errors.Is(err, objstore.ErrInvalid) {
+		t.Fatalf("DiscardStaged with a published value among them: %v, want ErrInvalid", err)
+	}
+	if n := b.n.Load() - before; n != 1 {
+		t.Fatalf("DiscardStaged of 21 values read the manifest %d times, want 1", n)
+	}
+	for _, r := range rs {
+		if _, err := s.OpenStaged(ctx, r, 0, -1); !errors.Is(err, objstore.ErrNotFound) {
+			t.Fatalf("%s after DiscardStaged: %v, want ErrNotFound", r.Key, err)
+		}
+	}
+	wantValue(t, s, "d", "kept", []byte("kept"))
 }

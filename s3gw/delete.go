@@ -56,19 +56,15 @@ func (g *Gateway) remove(ctx context.Context, keys []string) *wire.Error {
 		return nil
 	}
 	now := g.o.Now().UTC()
-	var dropped []objstore.Receipt
 	g.mu.Lock()
 	for _, k := range keys {
 		if st := g.staged[k]; st != nil {
-			dropped = append(dropped, st.receipt)
+			g.dropped = append(g.dropped, st.receipt)
 			delete(g.staged, k)
 		}
 		g.deleted[k] = now
 	}
 	g.mu.Unlock()
-	for _, r := range dropped {
-		g.discard(ctx, r)
-	}
 	return nil
 }
 

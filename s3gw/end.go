@@ -50,8 +50,9 @@ func (g *Gateway) Changes(ctx context.Context, store *objstore.Store, domain str
 }
 
 // Close ends the gateway once its job has: it refuses every later
-// write, aborts the multipart uploads left open, and, unless published
-// says the job's commit landed, discards what the job staged, so that a
+// write, aborts the multipart uploads left open, discards the staged
+// values later writes replaced and, unless published says the job's
+// commit landed, what the job staged, so that a
 // job that failed, or whose lease was lost, leaves nothing staged behind
 // it. (A staged value its commit published is never discarded: the store
 // refuses to.) What Close cannot delete, gc deletes once a newer token
@@ -63,10 +64,11 @@ func (g *Gateway) Close(ctx context.Context, published bool) error {
 	}
 	uploads := g.uploads
 	g.uploads = map[string]*upload{}
-	var staged []objstore.Receipt
+	discard := g.dropped
+	g.dropped = nil
 	if !published {
 		for _, o := range g.staged {
-			staged = append(staged, o.receipt)
+			discard = append(discard, o.receipt)
 		}
 		g.staged = map[string]*object{}
 	}
@@ -82,8 +84,8 @@ func (g *Gateway) Close(ctx context.Context, published bool) error {
 			}
 		}
 	}
-	for _, r := range staged {
-		if err := g.o.Store.DiscardStaged(ctx, r); err != nil {
+	if len(discard) > 0 {
+		if err := g.o.Store.DiscardStaged(ctx, discard...); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -81,6 +81,7 @@ type Gateway struct {
 	deleted map[string]time.Time // CommitAtEnd: keys deleted since the start
 	known   map[string]*object   // CommitEach: what this gateway published, by key
 	uploads map[string]*upload   // multipart uploads in progress, by id
+	dropped []objstore.Receipt   // staged values replaced or deleted: Close discards them
 	stop    error                // why writes are refused, once they are
 	writes  sync.WaitGroup       // write requests in progress
 }

@@ -369,7 +369,8 @@ func TestCommitEach(t *testing.T) {
 }
 
 // TestCloseDiscardsUnpublished: a job that ends without publishing
-// leaves no staged object behind.
+// leaves no staged object behind; one that published leaves only what it
+// published.
 func TestCloseDiscardsUnpublished(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, s3gw.CommitAtEnd, false)
@@ -379,12 +380,13 @@ func TestCloseDiscardsUnpublished(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A key staged twice leaves one object.
+	// A key staged again keeps its first object until Close: a write
+	// sends no request to discard it.
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(testBucket), Key: s3key("0"), Body: strings.NewReader("again")}); err != nil {
 		t.Fatal(err)
 	}
-	if objs := e.versionObjects(); len(objs) != 3 {
-		t.Fatalf("staged %d objects, want 3: %v", len(objs), objs)
+	if objs := e.versionObjects(); len(objs) != 4 {
+		t.Fatalf("staged %d objects, want 4: %v", len(objs), objs)
 	}
 	if err := e.gw.Close(ctx, false); err != nil {
 		t.Fatal(err)
@@ -427,5 +429,36 @@ func TestVirtualHostStyle(t *testing.T) {
 	}
 	if got := get(t, e.client(testSecret, nil), "v", ""); string(got) != "virtual" {
 		t.Fatalf("path style read %q", got)
+	}
+}
+
+// TestCloseAfterPublishKeepsOutput: after the job's commit, Close
+// discards the values later writes replaced, and keeps the published
+// ones.
+func TestCloseAfterPublishKeepsOutput(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, s3gw.CommitAtEnd, false)
+	c := e.client(testSecret, nil)
+	for _, body := range []string{"first", "second"} {
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(testBucket), Key: s3key("k"), Body: strings.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(testBucket), Key: s3key("gone"), Body: strings.NewReader("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(testBucket), Key: s3key("gone")}); err != nil {
+		t.Fatal(err)
+	}
+	e.publish()
+	if err := e.gw.Close(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if objs := e.versionObjects(); len(objs) != 1 {
+		t.Fatalf("after the commit and Close: %v, want the published value alone", objs)
+	}
+	got, _, err := e.store.ReadAll(ctx, testDomain, "k")
+	if err != nil || string(got) != "second" {
+		t.Fatalf("k = %q, %v", got, err)
 	}
 }

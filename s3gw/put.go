@@ -203,18 +203,19 @@ func (g *Gateway) publish(ctx context.Context, key string, obj *object) *wire.Er
 		return nil
 	}
 	g.mu.Lock()
-	old := g.staged[key]
+	if old := g.staged[key]; old != nil {
+		g.dropped = append(g.dropped, old.receipt)
+	}
 	g.staged[key] = obj
 	delete(g.deleted, key)
 	g.mu.Unlock()
-	if old != nil {
-		g.discard(ctx, old.receipt)
-	}
 	return nil
 }
 
-// discard deletes a staged value that will not be published; what it
-// cannot delete, gc deletes once a newer token passes it.
+// discard deletes, now, a staged value that will not be published (one
+// the gateway refused to keep); what it cannot delete, gc deletes once a
+// newer token passes it. Values a later write replaced wait for Close,
+// so that a write costs no request to discard them.
 func (g *Gateway) discard(ctx context.Context, r objstore.Receipt) {
 	if err := g.o.Store.DiscardStaged(context.WithoutCancel(ctx), r); err != nil {
 		g.o.Logger.Info("s3gw: could not discard a staged value; gc deletes it once a newer token passes it", "key", r.Key, "object", r.Object, "err", err)

@@ -178,7 +178,7 @@ func (x *s3Exec) finish(ctx context.Context, res job.Result) {
 	}
 	published := res.Published != nil || x.mode == s3gw.CommitEach
 	if err := x.gw.Close(ctx, published); err != nil {
-		x.a.logger.Warn("exec --s3: "+strings.TrimPrefix(err.Error(), "s3gw: ")+"; gc deletes what is left once a newer token passes this run's", "domain", x.gw.KeyPrefix())
+		x.a.logger.Warn("exec --s3: "+strings.TrimPrefix(err.Error(), "s3gw: ")+"; gc deletes what is left once a newer token passes this run's", "prefix", x.gw.KeyPrefix())
 	}
 	if x.dir != "" {
 		os.RemoveAll(x.dir)

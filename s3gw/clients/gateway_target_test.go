@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,8 +121,6 @@ func (r *gatewayRun) keys(ctx context.Context) ([]string, error) {
 	}
 	return keys, nil
 }
-
-var _ io.Reader = (*os.File)(nil)
 
 // TestGatewayFile runs every client through `fence exec --s3` on a local
 // directory store, over plain HTTP.
