@@ -59,7 +59,7 @@ var tinyIDs = []string{
 	"process/put/100B", "process/put/100B/nocache",
 	"memory/put/1MiB", "memory/get/1MiB",
 	"receipts/3x100B", "receipts/5x100B/memory",
-	"gateway/put/1KiB", "gateway/multipart/15MiB", "gateway/multipart/15MiB/memory", "gateway/commit",
+	"gateway/put/1KiB", "gateway/put/64KiB", "gateway/multipart/15MiB", "gateway/multipart/15MiB/memory", "gateway/commit",
 }
 
 // Which rows have no floor (throughput and memory rows), and which have

@@ -55,8 +55,10 @@ type childSpec struct {
 	Key     string      `json:"key"`
 	Size    int64       `json:"size"`
 	// Store options that survive the trip.
-	UploadParallelism int  `json:"upload_parallelism"`
-	SkipProbe         bool `json:"skip_probe,omitempty"`
+	UploadParallelism int   `json:"upload_parallelism"`
+	SkipProbe         bool  `json:"skip_probe,omitempty"`
+	InlineMax         int64 `json:"inline_max,omitempty"`
+	InlineBudget      int64 `json:"inline_budget,omitempty"`
 	// File is the body of a plain put; ETag the condition of a floor put.
 	File string `json:"file,omitempty"`
 	ETag string `json:"etag,omitempty"`

@@ -48,7 +48,8 @@ func runGatewayChild(ctx context.Context, spec childSpec, b driver.Backend, read
 		return childResult{}, errors.New("bench: child: gateway: no gateway in the spec")
 	}
 	g := spec.Gateway
-	store := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe, PartBufferBytes: spec.PartBufferBytes})
+	store := objstore.New(b, &objstore.Options{UploadParallelism: spec.UploadParallelism, SkipProbe: spec.SkipProbe, PartBufferBytes: spec.PartBufferBytes,
+		InlineMax: spec.InlineMax, InlineBudget: spec.InlineBudget})
 	gw, err := s3gw.New(s3gw.Options{
 		Store: store, Domain: spec.Domain, Token: token, Holder: leaseHolder,
 		Bucket: g.Bucket, KeyPrefix: g.KeyPrefix, Commit: s3gw.CommitAtEnd,

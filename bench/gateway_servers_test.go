@@ -56,12 +56,12 @@ func TestGatewayCaseAgainstServers(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, rep.Table())
 			}
-			want := []string{"gateway/put/1KiB", "gateway/multipart/15MiB", "gateway/multipart/15MiB/memory", "gateway/commit"}
+			want := []string{"gateway/put/1KiB", "gateway/put/64KiB", "gateway/multipart/15MiB", "gateway/multipart/15MiB/memory", "gateway/commit"}
 			if got := rowIDs(rep); !slicesEqual(got, want) {
 				t.Fatalf("rows %v, want %v", got, want)
 			}
-			put, mp, mem, commit := rep.Rows[0], rep.Rows[1], rep.Rows[2], rep.Rows[3]
-			for _, row := range []Row{put, mp} {
+			put, staged, mp, mem, commit := rep.Rows[0], rep.Rows[1], rep.Rows[2], rep.Rows[3], rep.Rows[4]
+			for _, row := range []Row{put, staged, mp} {
 				if row.Fenced.N != 3 || row.Plain.N != 3 || row.Ratio <= 0 || row.Fenced.P50 <= 0 || row.Plain.P50 <= 0 || !strings.Contains(row.Baseline, "aws-sdk-go-v2") {
 					t.Errorf("%s: want 3 timed calls a side and a ratio, got %+v", row.ID, row)
 				}
@@ -69,13 +69,13 @@ func TestGatewayCaseAgainstServers(t *testing.T) {
 			if mem.Fenced.PeakRSS <= 0 || mem.Bound <= objstore.DefaultPartBufferBytes+4*gatewayStreamAllowance || mem.Ratio <= 0 || !strings.Contains(mem.Baseline, "PartBufferBytes, 64 MiB") {
 				t.Errorf("memory row: want a peak RSS, a bound with the gateway's resident memory once serving and the default part buffers, and a ratio, got %+v", mem)
 			}
-			// Four puts and four uploads: the three timed ones of each
-			// row and its warm-up.
-			if commit.Fenced.N != 1 || commit.Fenced.P50 <= 0 || commit.Name != "gateway commit of 8 keys" {
-				t.Errorf("commit row: want one commit of 8 keys timed, got %+v", commit)
+			// Four puts of each size and four uploads: the three timed
+			// ones of each row and its warm-up.
+			if commit.Fenced.N != 1 || commit.Fenced.P50 <= 0 || commit.Name != "gateway commit of 12 keys" {
+				t.Errorf("commit row: want one commit of 12 keys timed, got %+v", commit)
 			}
 			table := rep.Table()
-			for _, s := range []string{put.Name, mp.Name, mem.Name, commit.Name, "bound " + formatBytes(mem.Bound)} {
+			for _, s := range []string{put.Name, staged.Name, mp.Name, mem.Name, commit.Name, "bound " + formatBytes(mem.Bound)} {
 				if !strings.Contains(table, s) {
 					t.Errorf("table lacks %q:\n%s", s, table)
 				}

@@ -59,17 +59,8 @@ func (s *Store) Stage(ctx context.Context, domain, key string, token uint64, bod
 // none. It returns the commit that names the stage (its attempt is the
 // fresh stage id) and the version object's key.
 func (s *Store) prepareStage(ctx context.Context, domain, key string, token uint64) (*commit, string, error) {
-	if err := ValidateDomain(domain); err != nil {
+	if err := s.CheckKey(domain, key, token); err != nil {
 		return nil, "", err
-	}
-	if err := ValidateKey(key); err != nil {
-		return nil, "", err
-	}
-	if err := ValidateToken(token); err != nil {
-		return nil, "", err
-	}
-	if n := format.VersionKeyLen(domain, key, token, len(newStageID())); n > MaxKeyLen {
-		return nil, "", &InvalidError{What: "key", Value: key, Reason: fmt.Sprintf("its staged version object key in domain %q would be %d bytes, over the limit of %d", domain, n, MaxKeyLen)}
 	}
 	c := &commit{s: s, domain: domain, token: token, id: newID(), attempt: newStageID(), holder: s.opts.Holder}
 	if err := s.probe(ctx); err != nil {
@@ -95,11 +86,46 @@ func (s *Store) prepareStage(ctx context.Context, domain, key string, token uint
 			return nil, "", c.fenced(m.Highest, "")
 		}
 	}
-	vk := format.VersionKey(domain, key, token, c.attempt)
+	return c, format.VersionKey(domain, key, token, c.attempt), nil
+}
+
+// CheckKey reports, without a request, whether a value of key can be
+// written in domain at token: the checks Stage makes of its arguments
+// before it writes anything (a valid domain, key and token, and a
+// version object key within MaxKeyLen that the backend can store). A
+// caller that keeps a value to commit later (as the S3 gateway keeps
+// small ones) refuses a bad key at once with it, rather than failing the
+// commit that would carry it.
+func (s *Store) CheckKey(domain, key string, token uint64) error {
+	if err := ValidateDomain(domain); err != nil {
+		return err
+	}
+	if err := ValidateKey(key); err != nil {
+		return err
+	}
+	if err := ValidateToken(token); err != nil {
+		return err
+	}
+	attempt := newStageID()
+	if n := format.VersionKeyLen(domain, key, token, len(attempt)); n > MaxKeyLen {
+		return &InvalidError{What: "key", Value: key, Reason: fmt.Sprintf("its staged version object key in domain %q would be %d bytes, over the limit of %d", domain, n, MaxKeyLen)}
+	}
 	if kc, ok := s.b.(driver.KeyChecker); ok {
-		if err := kc.CheckKey(vk); err != nil {
-			return nil, "", fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", key, domain, s.b.Location(), err)
+		if err := kc.CheckKey(format.VersionKey(domain, key, token, attempt)); err != nil {
+			return fmt.Errorf("objstore: key %q in domain %q cannot be stored on %s: %w", key, domain, s.b.Location(), err)
 		}
 	}
-	return c, vk, nil
+	return nil
+}
+
+// CheckFenced returns a *FencedError when what the Store last read of
+// domain's manifest shows a token above token, and nil otherwise, without
+// a request: it reads nothing when the Store has no manifest of domain
+// in memory. A caller that keeps values to commit later refuses a write
+// with it as early as Stage would.
+func (s *Store) CheckFenced(domain string, token uint64) error {
+	if m, _, ok := s.cache.get(domain); ok && m != nil && m.Highest > token {
+		return &FencedError{Domain: domain, Token: token, Highest: m.Highest}
+	}
+	return nil
 }

@@ -29,6 +29,7 @@ func (u *PartUpload) Complete(ctx context.Context, parts []int) (Receipt, error)
 		return Receipt{}, u.closed(st)
 	}
 	u.state = uploadCompleting
+	u.turn.Broadcast()
 	u.mu.Unlock()
 	if err := u.idle(ctx); err != nil {
 		u.reopen()

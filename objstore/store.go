@@ -150,6 +150,11 @@ func New(b driver.Backend, opts *Options) *Store {
 	return &Store{b: observeBackend(b, o.Observer), raw: b, opts: o, versions: newVersionCache(o.VersionCacheBytes)}
 }
 
+// InlineMax returns the largest value, in bytes, a commit keeps in the
+// manifest itself (Options.InlineMax, after its default), or -1 when
+// inline values are off.
+func (s *Store) InlineMax() int64 { return s.opts.InlineMax }
+
 // Backend returns the backend the store writes to.
 func (s *Store) Backend() driver.Backend { return s.raw }
 

@@ -98,12 +98,12 @@ func (g *Gateway) copyObject(q *request) {
 	}
 	defer rc.Close()
 	body := newMD5Reader(rc)
-	receipt, err := g.o.Store.Stage(ctx, g.o.Domain, q.t.key, g.o.Token, body, src.size)
+	obj, err := g.keep(ctx, q.t.key, body, src.size)
 	if err != nil {
 		q.fail(g.storeError("copy", err))
 		return
 	}
-	obj := &object{receipt: receipt, etag: body.etag(), modified: g.o.Now().UTC()}
+	obj.etag, obj.modified = body.etag(), g.o.Now().UTC()
 	if strings.EqualFold(q.r.Header.Get("X-Amz-Metadata-Directive"), "REPLACE") {
 		obj.contentType, obj.meta = objectHeaders(q.r.Header)
 	} else {

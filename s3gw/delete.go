@@ -59,7 +59,7 @@ func (g *Gateway) remove(ctx context.Context, keys []string) *wire.Error {
 	g.mu.Lock()
 	for _, k := range keys {
 		if st := g.staged[k]; st != nil {
-			g.dropped = append(g.dropped, st.receipt)
+			g.drop(st)
 			delete(g.staged, k)
 		}
 		g.deleted[k] = now
@@ -71,7 +71,7 @@ func (g *Gateway) remove(ctx context.Context, keys []string) *wire.Error {
 // readXML reads a small request body, checked as wire checks every body
 // (Content-MD5, a checksum, a signed payload), into v.
 func (q *request) readXML(v any) *wire.Error {
-	body, _, e := q.openBody()
+	body, _, e := q.openBody(wire.BodyOptions{})
 	if e != nil {
 		return e
 	}

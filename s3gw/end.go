@@ -35,7 +35,7 @@ func (g *Gateway) Changes(ctx context.Context, store *objstore.Store, domain str
 			}
 		}
 	}) {
-		changes = append(changes, objstore.PutReceipt(g.staged[k].receipt))
+		changes = append(changes, g.staged[k].change(k))
 	}
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range g.deleted {
@@ -68,8 +68,11 @@ func (g *Gateway) Close(ctx context.Context, published bool) error {
 	g.dropped = nil
 	if !published {
 		for _, o := range g.staged {
-			discard = append(discard, o.receipt)
+			if !o.held {
+				discard = append(discard, o.receipt)
+			}
 		}
+		g.held = 0
 		g.staged = map[string]*object{}
 	}
 	g.mu.Unlock()

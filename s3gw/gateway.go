@@ -64,6 +64,11 @@ type Options struct {
 	// Logger receives a line per refused or failed request (never a
 	// credential). Default: none.
 	Logger *slog.Logger
+	// HoldBytes bounds the bytes of the small values (at most the store's
+	// InlineMax each) the gateway holds in memory until their commit,
+	// rather than staging them (see hold.go). Default DefaultHoldBytes;
+	// negative holds none.
+	HoldBytes int64
 	// Now is the gateway's clock for Last-Modified times and signature
 	// dates; nil means time.Now. Nothing the gateway keeps safe depends
 	// on it.
@@ -82,8 +87,11 @@ type Gateway struct {
 	known   map[string]*object   // CommitEach: what this gateway published, by key
 	uploads map[string]*upload   // multipart uploads in progress, by id
 	dropped []objstore.Receipt   // staged values replaced or deleted: Close discards them
-	stop    error                // why writes are refused, once they are
-	writes  sync.WaitGroup       // write requests in progress
+	held    int64                // bytes of the values held (Options.HoldBytes)
+
+	partETags partETags
+	stop      error          // why writes are refused, once they are
+	writes    sync.WaitGroup // write requests in progress
 }
 
 // New returns a gateway over o.Store for o.Domain at o.Token.
@@ -121,6 +129,9 @@ func New(o Options) (*Gateway, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.HoldBytes == 0 {
+		o.HoldBytes = DefaultHoldBytes
 	}
 	v, err := wire.NewVerifier(o.Credentials, wire.Options{Region: o.Region, Now: o.Now})
 	if err != nil {

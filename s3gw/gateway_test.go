@@ -81,7 +81,8 @@ func newEnvOn(t *testing.T, b driver.Backend, mode s3gw.CommitMode, tls bool, ch
 // client is an SDK client of the gateway with secret; change, when not
 // nil, rewrites every request body on the wire.
 func (e *env) client(secret string, change func([]byte) []byte) *s3.Client {
-	hc := e.ts.Client()
+	hc := new(http.Client)
+	*hc = *e.ts.Client() // a copy: the tampering is this client's alone
 	if change != nil {
 		hc.Transport = wiretest.Tamper{Next: hc.Transport, Change: change}
 	}

@@ -106,7 +106,7 @@ func checksumHeaders(v *view) map[string]string {
 	}
 	sha := v.version.SHA256
 	if v.staged != nil {
-		sha = v.staged.receipt.SHA256
+		sha = v.staged.sha256
 	}
 	if raw, err := hex.DecodeString(sha); err == nil && len(raw) == 32 {
 		out[wire.SHA256.Header()] = base64.StdEncoding.EncodeToString(raw)

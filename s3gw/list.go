@@ -57,12 +57,12 @@ func (g *Gateway) listing(q *request, prefix string) ([]listed, *wire.Error) {
 		if _, st := g.staged[ver.Key]; st {
 			continue
 		}
-		v := committedView(ver, g.known[ver.Key])
+		v := committedView(ver, g.known[ver.Key], g.o.Token)
 		out = append(out, listed{s3key: g.o.KeyPrefix + ver.Key, size: v.size, etag: v.etag, modified: v.modified})
 	}
 	for k, o := range g.staged {
 		if strings.HasPrefix(k, keyPrefix) {
-			out = append(out, listed{s3key: g.o.KeyPrefix + k, size: o.receipt.Size, etag: o.etag, modified: o.modified})
+			out = append(out, listed{s3key: g.o.KeyPrefix + k, size: o.n, etag: o.etag, modified: o.modified})
 		}
 	}
 	g.mu.Unlock()

@@ -114,7 +114,7 @@ func (g *Gateway) uploadPart(q *request) {
 		return
 	}
 	defer done()
-	body, size, e := q.openBody()
+	body, size, e := q.openBody(g.partETags.bodyOptions())
 	if e != nil {
 		q.fail(e)
 		return
@@ -127,7 +127,8 @@ func (g *Gateway) uploadPart(q *request) {
 		q.fail(e)
 		return
 	}
-	if _, err := u.pu.UploadPart(q.r.Context(), n, &checkedBody{b: body, left: size}, size); err != nil {
+	info, err := u.pu.UploadPart(q.r.Context(), n, &checkedBody{b: body, left: size}, size)
+	if err != nil {
 		if berr := body.Err(); berr != nil {
 			q.fail(wire.AsError(berr))
 		} else {
@@ -135,7 +136,15 @@ func (g *Gateway) uploadPart(q *request) {
 		}
 		return
 	}
-	sum, _ := body.MD5()
+	computed, hashed := body.MD5()
+	sum, ok := g.partETags.md5Of(computed, hashed, info.ETag)
+	if !ok {
+		// The store's ETag of this part is not its MD5, which the
+		// gateway did not compute: a 500, which clients retry, and
+		// the retry is hashed. The retried part replaces this one.
+		q.fail(wire.Errorf(wire.CodeInternalError, "fence: the store's ETag of part %d is not an MD5; send the part again", n))
+		return
+	}
 	u.mu.Lock()
 	u.parts[n] = partState{md5: sum, size: size, modified: g.o.Now().UTC()}
 	u.mu.Unlock()
@@ -231,7 +240,7 @@ func (g *Gateway) completeUpload(q *request) {
 		q.fail(g.partsError(err))
 		return
 	}
-	obj := &object{receipt: receipt, etag: etag, contentType: u.contentType, meta: u.meta, modified: g.o.Now().UTC()}
+	obj := &object{receipt: receipt, n: receipt.Size, sha256: receipt.SHA256, etag: etag, contentType: u.contentType, meta: u.meta, modified: g.o.Now().UTC()}
 	if e := g.publish(ctx, u.key, obj); e != nil {
 		q.fail(e)
 		return

@@ -14,11 +14,16 @@ import (
 )
 
 // object is what the gateway knows of a value it wrote: its receipt (the
-// staged version object), and what S3 returns of it that fence's
-// manifest does not keep (the ETag clients compare with their MD5, the
-// content type, user metadata, the checksum the client sent).
+// staged version object), or its bytes when it is held until the commit
+// (see hold.go), and what S3 returns of it that fence's manifest does not
+// keep (the ETag clients compare with their MD5, the content type, user
+// metadata, the checksum the client sent).
 type object struct {
-	receipt     objstore.Receipt
+	receipt     objstore.Receipt // when not held
+	held        bool
+	data        []byte // a held value's bytes, until it is published or dropped
+	n           int64  // the value's length
+	sha256      string // the value's SHA-256, lower-case hex
 	etag        string // unquoted: hex MD5, or hex MD5 of part MD5s "-N"
 	contentType string
 	meta        http.Header // x-amz-meta-* and the standard headers S3 keeps
@@ -45,7 +50,7 @@ type view struct {
 // value verifies its checksums; a range verifies its length.
 func (v *view) open(ctx context.Context, s *objstore.Store, offset, n int64) (io.ReadCloser, error) {
 	if v.staged != nil {
-		return s.OpenStaged(ctx, v.staged.receipt, offset, n)
+		return v.staged.open(ctx, s, offset, n)
 	}
 	if offset == 0 && (n < 0 || n == v.size) {
 		return v.snap.Get(ctx, v.key)
@@ -82,17 +87,18 @@ func (g *Gateway) lookup(ctx context.Context, key string) (*view, *wire.Error) {
 	if err != nil {
 		return nil, g.storeError("read", err)
 	}
-	v := committedView(ver, known)
+	v := committedView(ver, known, g.o.Token)
 	v.snap = sn
 	return v, nil
 }
 
 // committedView describes a committed version; known, when it is the
-// object this gateway published for it, adds what S3 returns of it.
-func committedView(ver objstore.Version, known *object) *view {
+// object this gateway published for it at token, adds what S3 returns
+// of it.
+func committedView(ver objstore.Version, known *object, token uint64) *view {
 	v := &view{key: ver.Key, size: ver.Size, modified: ver.Committed, version: ver,
 		etag: derivedETag(ver), contentType: "binary/octet-stream"}
-	if known != nil && known.receipt.Object == ver.Object {
+	if known != nil && known.matches(ver, token) {
 		v.etag, v.contentType, v.meta, v.checksum = known.etag, known.contentType, known.meta, known.checksum
 	}
 	return v
@@ -111,7 +117,7 @@ func derivedETag(v objstore.Version) string {
 }
 
 func (o *object) view(key string) *view {
-	return &view{key: key, size: o.receipt.Size, etag: o.etag, modified: o.modified,
+	return &view{key: key, size: o.n, etag: o.etag, modified: o.modified,
 		contentType: o.contentType, meta: o.meta, checksum: o.checksum, staged: o}
 }
 

@@ -20,8 +20,8 @@ const MaxPutSize = 5 << 30
 // openBody opens the request's body through wire (every payload mode,
 // every checksum) and returns its exact length, or -1 when the client
 // did not say.
-func (q *request) openBody() (*wire.Body, int64, *wire.Error) {
-	b, err := wire.OpenBody(q.r, q.auth, wire.BodyOptions{})
+func (q *request) openBody(opts wire.BodyOptions) (*wire.Body, int64, *wire.Error) {
+	b, err := wire.OpenBody(q.r, q.auth, opts)
 	if err != nil {
 		return nil, 0, wire.AsError(err)
 	}
@@ -129,19 +129,19 @@ func (g *Gateway) putObject(q *request) {
 		q.fail(e)
 		return
 	}
-	body, size, e := q.openBody()
+	body, size, e := q.openBody(wire.BodyOptions{})
 	if e != nil {
 		q.fail(e)
 		return
 	}
 	ctx := q.r.Context()
-	rc, err := g.o.Store.Stage(ctx, g.o.Domain, q.t.key, g.o.Token, &checkedBody{b: body, left: size}, size)
+	obj, err := g.keep(ctx, q.t.key, &checkedBody{b: body, left: size}, size)
 	if err != nil {
 		q.fail(g.bodyError(body, "put", err))
 		return
 	}
 	sum, _ := body.MD5()
-	obj := &object{receipt: rc, etag: hex.EncodeToString(sum), modified: g.o.Now().UTC()}
+	obj.etag, obj.modified = hex.EncodeToString(sum), g.o.Now().UTC()
 	obj.contentType, obj.meta = objectHeaders(q.r.Header)
 	if c, ok := body.Checksum(); ok {
 		obj.checksum = c
@@ -182,19 +182,22 @@ func (g *Gateway) checkPreconditions(q *request) *wire.Error {
 	return nil
 }
 
-// publish makes obj the key's value: staged until the end (replacing,
-// and discarding, what the job staged for it before), or committed now.
+// publish makes obj the key's value: kept until the end (replacing,
+// and letting go of, what the job wrote for it before), or committed now.
 func (g *Gateway) publish(ctx context.Context, key string, obj *object) *wire.Error {
 	if e := g.stillWriting(); e != nil {
-		g.discard(ctx, obj.receipt)
+		g.release(ctx, obj)
 		return e
 	}
 	if g.o.Commit == CommitEach {
-		_, err := g.o.Store.Commit(ctx, g.o.Domain, g.o.Token, []objstore.Change{objstore.PutReceipt(obj.receipt)}, &objstore.CommitOptions{Holder: g.o.Holder})
+		_, err := g.o.Store.Commit(ctx, g.o.Domain, g.o.Token, []objstore.Change{obj.change(key)}, &objstore.CommitOptions{Holder: g.o.Holder})
+		switch {
+		case err == nil || obj.held:
+			g.release(ctx, obj) // a held value is in the commit, or nowhere
+		case !errors.Is(err, objstore.ErrOutcomeUnknown):
+			g.discard(ctx, obj.receipt)
+		}
 		if err != nil {
-			if !errors.Is(err, objstore.ErrOutcomeUnknown) {
-				g.discard(ctx, obj.receipt)
-			}
 			return g.storeError("commit", err)
 		}
 		g.mu.Lock()
@@ -204,7 +207,7 @@ func (g *Gateway) publish(ctx context.Context, key string, obj *object) *wire.Er
 	}
 	g.mu.Lock()
 	if old := g.staged[key]; old != nil {
-		g.dropped = append(g.dropped, old.receipt)
+		g.drop(old)
 	}
 	g.staged[key] = obj
 	delete(g.deleted, key)

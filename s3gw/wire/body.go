@@ -26,6 +26,10 @@ type BodyOptions struct {
 	// Compute lists checksum algorithms to compute over the body besides
 	// the one the client declared, so that the caller can store them.
 	Compute []Algorithm
+	// NoMD5 skips the body's MD5 (S3's ETag of a single PUT, and of a
+	// part) when the request has no Content-MD5 to check, for a caller
+	// that has the MD5 from elsewhere: Body.MD5 then reports none.
+	NoMD5 bool
 }
 
 // Body is a request body being read: Read yields exactly the bytes the
@@ -60,7 +64,7 @@ func OpenBody(r *http.Request, a *Auth, opts BodyOptions) (*Body, error) {
 	if opts.MaxChunkSize <= 0 {
 		opts.MaxChunkSize = DefaultMaxChunkSize
 	}
-	b := &Body{decodedLen: -1, md5: md5.New(), hashes: map[Algorithm]hash.Hash{}}
+	b := &Body{decodedLen: -1, hashes: map[Algorithm]hash.Hash{}}
 	var err error
 	if b.declared, err = headerChecksum(r.Header); err != nil {
 		return nil, err
@@ -71,6 +75,9 @@ func OpenBody(r *http.Request, a *Auth, opts BodyOptions) (*Body, error) {
 			return nil, errorf(CodeInvalidDigest, "the Content-MD5 you specified is not the base64 of a 16-byte MD5")
 		}
 		b.contentMD5 = raw
+	}
+	if b.contentMD5 != nil || !opts.NoMD5 {
+		b.md5 = md5.New()
 	}
 	streaming, signed, trailers := false, false, false
 	switch a.PayloadHash {
@@ -181,7 +188,9 @@ func (b *Body) Read(p []byte) (int, error) {
 	n, err := b.src.Read(p)
 	if n > 0 {
 		b.size += int64(n)
-		b.md5.Write(p[:n])
+		if b.md5 != nil {
+			b.md5.Write(p[:n])
+		}
 		if b.sha256 != nil {
 			b.sha256.Write(p[:n])
 		}
@@ -260,9 +269,9 @@ func (b *Body) takeTrailer() error {
 func (b *Body) Size() int64 { return b.size }
 
 // MD5 is the MD5 of the body, S3's ETag of a single PUT; ok is false until
-// Read has returned io.EOF.
+// Read has returned io.EOF, and when BodyOptions.NoMD5 skipped it.
 func (b *Body) MD5() (sum []byte, ok bool) {
-	if !b.done {
+	if !b.done || b.md5 == nil {
 		return nil, false
 	}
 	return b.md5.Sum(nil), true
