@@ -15,16 +15,41 @@
 //
 // # Conditional writes and multipart uploads
 //
-// The put modes driver.Update and driver.Create become minio-go's SetMatchETag and
-// SetMatchETagExcept("*"), that is If-Match and If-None-Match: *. A body
-// of known size up to the part size (Options.PartSize, default 16 MiB),
-// or of unknown size (-1) that ends within one part, is read into memory
-// and sent with one PutObject carrying the precondition.
+// The put modes driver.Update and driver.Create become minio-go's
+// SetMatchETag and SetMatchETagExcept("*"), that is If-Match and
+// If-None-Match: *. These bodies are sent with one minio.Core PutObject,
+// which, unlike minio.Client's PutObject, never splits a body into parts:
+// it is exactly one PUT request, carrying the precondition, so the store
+// decides it for the whole object at once:
 //
-// Larger bodies do not go through minio-go's PutObject: as of minio-go
-// v7.4.1 its multipart paths (size -1, or a size above the part size)
-// send the custom headers, and so the precondition, only with
-// CreateMultipartUpload, and drop them from CompleteMultipartUpload
+//   - a body held in memory that tells its length (a *bytes.Reader, a
+//     *strings.Reader, see s3part.InMemory) of known size up to
+//     Options.SinglePutMax (default 64 MiB) or the part size, whichever
+//     is larger, sent as it is;
+//   - a body that can be rewound (an io.ReadSeeker, such as a file) of
+//     known size above the part size and up to SinglePutMax, read once to
+//     hash it, rewound and streamed, without a buffer;
+//   - any other body of known size up to the part size
+//     (Options.PartSize, default 16 MiB), or of unknown size (-1) that
+//     ends within one part, read into memory first.
+//
+// Put hashes each of these bodies (SHA-256) before the request and signs
+// the request with that hash, so minio-go does not hash the body a second
+// time as it sends it (its streaming signature, over plain HTTP); a
+// streamed body that changes between the two passes no longer matches
+// the signed hash, and the store refuses it. PutHashed
+// (driver.HashingPutter) returns the hash, with the body's CRCs computed
+// in the same pass, so the Store does not hash the body again either.
+// A client created with minio.Options.TrailingHeaders refuses a given
+// hash: Put then sends a body held in memory signed as minio-go signs it
+// itself, and a body it would stream in a multipart upload instead.
+//
+// Every other body (of known size above the part size that neither is
+// held in memory nor can be rewound, or above SinglePutMax; of unknown
+// size, longer than one part) goes in a multipart upload, and not through
+// minio.Client's PutObject: as of minio-go v7.4.1 its multipart paths
+// (size -1, or a size above its part size) send the custom headers, and
+// so the precondition, only with CreateMultipartUpload, and drop them from CompleteMultipartUpload
 // (completeUploadOpts keeps only encryption, checksum and internal
 // options). MinIO checks the precondition at creation, so the simple case
 // looks right, but an object created while the parts upload is then

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/fencedstore/fence/rules"
 
@@ -26,6 +27,12 @@ const (
 	// MinPartSize is the smallest part S3 and MinIO accept (all parts
 	// but the last).
 	MinPartSize = 5 << 20
+	// DefaultSinglePutMax is Options.SinglePutMax when it is zero, as
+	// s3store.DefaultSinglePutMax.
+	DefaultSinglePutMax = 64 << 20
+	// MaxSinglePut is the largest object S3 accepts in one PutObject,
+	// as s3store.MaxSinglePut.
+	MaxSinglePut = 5 << 30
 )
 
 // Options configures Open. The zero value (or nil) gives the defaults.
@@ -42,8 +49,16 @@ type Options struct {
 	// PartSize is the part size of multipart uploads, at least
 	// MinPartSize. Default DefaultPartSize. Bodies of known size up to
 	// PartSize, and of unknown size that end within one part, are written
-	// with one PutObject. A Put holds at most two parts in memory.
+	// with one PutObject. A Put holds at most two parts, or one body of
+	// up to PartSize, in memory.
 	PartSize int64
+	// SinglePutMax is the largest known size of a body that can be
+	// rewound (an io.ReadSeeker, such as a file or a bytes.Reader) that
+	// is written with one PutObject. Such a body is not buffered: Put
+	// reads it once to hash it, rewinds it, and streams it. Default
+	// DefaultSinglePutMax; at most MaxSinglePut; below PartSize it has
+	// no effect.
+	SinglePutMax int64
 	// SSE selects server-side encryption of written objects: "" (the
 	// bucket's default), "AES256" (SSE-S3) or "aws:kms" (SSE-KMS).
 	SSE string
@@ -56,26 +71,31 @@ type Options struct {
 // store) under a key prefix, through minio-go. It implements
 // driver.Backend and is safe for concurrent use.
 type Backend struct {
-	client   *minio.Client
-	core     minio.Core
-	bucket   string
-	prefix   string // "" or ends in "/"
-	location string
-	endpoint string // where requests go, without credentials
-	partSize int64
-	sse      encrypt.ServerSide
-	sseName  string // Options.SSE
-	kmsKeyID string // Options.KMSKeyID
+	client    *minio.Client
+	core      minio.Core
+	bucket    string
+	prefix    string // "" or ends in "/"
+	location  string
+	endpoint  string // where requests go, without credentials
+	partSize  int64
+	singleMax int64 // Options.SinglePutMax
+	sse       encrypt.ServerSide
+	sseName   string // Options.SSE
+	kmsKeyID  string // Options.KMSKeyID
+	// hashRefused: the client refused a payload hash given to it (see
+	// putSingle), so bodies that can be rewound are not streamed.
+	hashRefused atomic.Bool
 }
 
 var (
 	_ driver.Backend         = (*Backend)(nil)
 	_ driver.MultipartPutter = (*Backend)(nil)
+	_ driver.HashingPutter   = (*Backend)(nil)
 )
 
 // New returns a backend that stores objects in bucket under prefix,
-// through client, with the default part size and no server-side
-// encryption setting. A non-empty prefix is used as a folder: "tenant"
+// through client, with the default part size and SinglePutMax and no
+// server-side encryption setting. A non-empty prefix is used as a folder: "tenant"
 // and "tenant/" both put key "k" at "tenant/k". An empty bucket fails
 // with an error matching rules.ErrInvalid. Give client a transport
 // wrapped with ExpectContinue, as Open does: without it a large put the
@@ -124,6 +144,13 @@ func (b *Backend) configure(o Options) error {
 	}
 	if b.partSize < MinPartSize {
 		return &rules.InvalidError{What: "option", Value: fmt.Sprint("PartSize=", o.PartSize), Reason: fmt.Sprintf("below the minimum of %d bytes", MinPartSize)}
+	}
+	b.singleMax = o.SinglePutMax
+	if b.singleMax == 0 {
+		b.singleMax = DefaultSinglePutMax
+	}
+	if b.singleMax < 0 || b.singleMax > MaxSinglePut {
+		return &rules.InvalidError{What: "option", Value: fmt.Sprint("SinglePutMax=", o.SinglePutMax), Reason: fmt.Sprintf("want 1 to %d bytes (S3's limit for one PutObject)", int64(MaxSinglePut))}
 	}
 	return nil
 }
