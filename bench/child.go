@@ -93,7 +93,9 @@ type childResult struct {
 	URL      string        `json:"url,omitempty"`
 	StartRSS int64         `json:"start_rss,omitempty"`
 	Served   time.Duration `json:"served_ns,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	// ServingRSS is a gateway child's answer to markServing.
+	ServingRSS int64  `json:"serving_rss,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // specFor describes b for a child, or says why a child cannot reopen it.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -41,8 +42,15 @@ type gatewaySpec struct {
 	Secret    string `json:"secret"`
 }
 
+// markServing, a line on a gateway child's standard input, asks for its
+// resident memory now, after a garbage collection that returns what is
+// free to the system (childResult.ServingRSS, on a line of its own): its
+// memory once it has served requests of each kind, code and all, which
+// its memory at the start does not hold.
+const markServing = "serving"
+
 // runGatewayChild is the childGateway child; ready receives its first
-// line.
+// line, and its answers to markServing.
 func runGatewayChild(ctx context.Context, spec childSpec, b driver.Backend, ready io.Writer, stdin io.Reader) (childResult, error) {
 	if spec.Gateway == nil {
 		return childResult{}, errors.New("bench: child: gateway: no gateway in the spec")
@@ -74,7 +82,25 @@ func runGatewayChild(ctx context.Context, spec childSpec, b driver.Backend, read
 		return childResult{}, fmt.Errorf("bench: child: gateway: %w", err)
 	}
 	served := time.Now()
-	if _, err := io.Copy(io.Discard, stdin); err != nil {
+	in := bufio.NewScanner(stdin)
+	for in.Scan() {
+		if in.Text() != markServing {
+			return childResult{}, fmt.Errorf("bench: child: gateway: unknown request %q on standard input", in.Text())
+		}
+		var mark childResult
+		if runtime.GOOS == "linux" {
+			runtime.GC()
+			debug.FreeOSMemory()
+			if mark.ServingRSS, err = residentRSS(); err != nil {
+				return childResult{}, err
+			}
+		}
+		line, _ := json.Marshal(mark)
+		if _, err := fmt.Fprintf(ready, "%s\n", line); err != nil {
+			return childResult{}, fmt.Errorf("bench: child: gateway: %w", err)
+		}
+	}
+	if err := in.Err(); err != nil {
 		return childResult{}, fmt.Errorf("bench: child: gateway: reading standard input: %w", err)
 	}
 	res := childResult{Served: time.Since(served)}
@@ -169,6 +195,23 @@ func startGateway(ctx context.Context, spec childSpec) (*gatewayChild, error) {
 		return nil, fmt.Errorf("bench: gateway child: %v; stderr: %s", l.err, strings.TrimSpace(c.stderr.String()))
 	}
 	return c, nil
+}
+
+// servingRSS asks the child for its resident memory once serving
+// (markServing).
+func (c *gatewayChild) servingRSS() (int64, error) {
+	if _, err := fmt.Fprintln(c.stdin, markServing); err != nil {
+		return 0, fmt.Errorf("bench: gateway child: %w", err)
+	}
+	s, err := c.stdout.ReadString('\n')
+	var res childResult
+	if err == nil {
+		err = json.Unmarshal([]byte(s), &res)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bench: gateway child: its resident memory: %v; stderr: %s", err, strings.TrimSpace(c.stderr.String()))
+	}
+	return res.ServingRSS, nil
 }
 
 // finish ends the child's serving (its standard input ends), waits for
