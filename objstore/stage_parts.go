@@ -104,6 +104,7 @@ type PartUpload struct {
 	// ahead of its turn waits on it for room in the budget (waitForRoom).
 	inflight map[int]bool
 	turn     *sync.Cond
+	hashing  bool // a hashKept call is hashing kept parts
 }
 
 type uploadState int
@@ -121,6 +122,9 @@ type part struct {
 	etag   string
 	object string // the part's own object, on a backend without uploads in parts
 	buf    []byte // its bytes, kept to be hashed in turn; nil when not kept
+	// hashing: hashKept is hashing buf with u.mu released; dropped: the
+	// part was let go meanwhile, and hashKept releases buf.
+	hashing, dropped bool
 }
 
 // PartInfo describes one uploaded part.
@@ -248,8 +252,8 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if old := u.parts[n]; old != nil && old.buf != nil {
-		u.s.releasePartBuffer(old.buf)
+	if old := u.parts[n]; old != nil {
+		u.dropBuf(old)
 	}
 	u.parts[n] = p
 	// The backend read the body through r; h (or kept) saw every byte
@@ -274,9 +278,10 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 // waitForRoom reports whether a part ahead of its turn, for which the
 // Store's budget has no room, should wait for some rather than stream
 // without being kept (and be read back when the upload completes). It
-// waits while the part whose turn it is is being uploaded: that upload
-// ends, hashing it, or hashing the parts kept after it, and letting
-// their buffers go, or leaving the turn stuck, and the waiting ends.
+// waits while the part whose turn it is is being uploaded, or kept parts
+// are being hashed: that upload ends, hashing it, or hashing the parts
+// kept after it, and letting their buffers go, or leaving the turn
+// stuck, and the waiting ends.
 // So the wait needs no clock, and a client that sends parts out of order
 // (the part whose turn it is not sent) never waits. Without it, an
 // upload manager's four parts at a time completing slightly out of order
@@ -284,7 +289,7 @@ func (u *PartUpload) uploadPart(ctx context.Context, n int, body io.Reader, size
 // 256 MiB upload read 16 to 80 MiB back (bench's gateway rows). The
 // caller holds u.mu.
 func (u *PartUpload) waitForRoom(ctx context.Context) bool {
-	return u.state == uploadOpen && ctx.Err() == nil && u.inflight[u.hashed+1]
+	return u.state == uploadOpen && ctx.Err() == nil && (u.inflight[u.hashed+1] || u.hashing)
 }
 
 // signal wakes the parts waiting for their turn or for room.
@@ -315,9 +320,7 @@ func (u *PartUpload) forget(n int) string {
 		return ""
 	}
 	delete(u.parts, n)
-	if old.buf != nil {
-		u.s.releasePartBuffer(old.buf)
-	}
+	u.dropBuf(old)
 	if n <= u.hashed {
 		u.rewind(n - 1)
 	}
@@ -343,20 +346,66 @@ func (u *PartUpload) rewind(m int) {
 }
 
 // hashKept hashes the kept parts that continue the hashed ones, in
-// order, and lets their bytes go. The caller holds u.mu.
+// order, and lets their bytes go. It hashes with u.mu released, so that
+// other parts land and start meanwhile (hashing three kept 16 MiB parts
+// takes tens of milliseconds); one call at a time hashes (u.hashing),
+// and a part dropped, replaced or rewound past while it was hashed is
+// not taken. The caller holds u.mu, and holds it again on return.
 func (u *PartUpload) hashKept() {
+	if u.hashing {
+		return // the call hashing now takes the parts that follow
+	}
+	u.hashing = true
+	defer func() {
+		u.hashing = false
+		u.turn.Broadcast()
+	}()
 	for {
-		p := u.parts[u.hashed+1]
+		n := u.hashed + 1
+		p := u.parts[n]
 		if p == nil || p.buf == nil {
 			return
 		}
-		h := u.snaps[u.hashed].resume()
-		h.Write(p.buf)
-		u.snaps = append(u.snaps, h.state())
-		u.hashed++
-		u.s.releasePartBuffer(p.buf)
-		p.buf = nil
+		buf, st, epoch := p.buf, u.snaps[u.hashed], u.epoch
+		p.hashing = true
+		u.mu.Unlock()
+		if hashingKept != nil {
+			hashingKept(n)
+		}
+		h := st.resume()
+		h.Write(buf)
+		next := h.state()
+		u.mu.Lock()
+		p.hashing = false
+		switch {
+		case p.dropped: // its buffer was left to this call
+			u.s.releasePartBuffer(buf)
+		case epoch == u.epoch && u.parts[n] == p && u.hashed == n-1:
+			u.snaps = append(u.snaps, next)
+			u.hashed = n
+			u.s.releasePartBuffer(buf)
+			p.buf = nil
+			u.turn.Broadcast()
+		}
 	}
+}
+
+// hashingKept, when a test sets it, is called as hashKept starts to hash
+// part n, with u.mu released.
+var hashingKept func(n int)
+
+// dropBuf lets p's kept bytes go, now, or once hashKept, which is
+// hashing them, is done with them. The caller holds u.mu.
+func (u *PartUpload) dropBuf(p *part) {
+	if p.buf == nil {
+		return
+	}
+	if p.hashing {
+		p.dropped = true
+	} else {
+		u.s.releasePartBuffer(p.buf)
+	}
+	p.buf = nil
 }
 
 // Abort discards the upload: the backend's upload is aborted, or the
@@ -406,10 +455,7 @@ func (u *PartUpload) discard(ctx context.Context) error {
 	u.mu.Lock()
 	var objects []string
 	for _, p := range u.parts {
-		if p.buf != nil {
-			u.s.releasePartBuffer(p.buf)
-			p.buf = nil
-		}
+		u.dropBuf(p)
 		if p.object != "" {
 			objects = append(objects, p.object)
 		}

@@ -186,9 +186,6 @@ func (u *PartUpload) releaseKept() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, p := range u.parts {
-		if p.buf != nil {
-			u.s.releasePartBuffer(p.buf)
-			p.buf = nil
-		}
+		u.dropBuf(p)
 	}
 }
