@@ -26,6 +26,10 @@ func seekable(d []byte) io.Reader { return seekOnly{bytes.NewReader(d)} }
 func inMemory(d []byte) io.Reader { return bytes.NewReader(d) }
 func piped(d []byte) io.Reader    { return s3test.Opaque{R: bytes.NewReader(d)} }
 
+// readerAt is a body that can be read at any offset, as a file can, but
+// is not held in memory: Put reads it into part buffers.
+func readerAt(d []byte) io.Reader { return io.NewSectionReader(bytes.NewReader(d), 0, int64(len(d))) }
+
 func randomBytes(n int) []byte {
 	d := make([]byte, n)
 	rand.Read(d)
@@ -34,7 +38,8 @@ func randomBytes(n int) []byte {
 
 // TestPutHashed: every way Put sends a body (one buffered PutObject, one
 // PutObject of a body held in memory, one streamed PutObject of a body
-// read twice, a multipart upload of a body of known and of unknown size),
+// read twice, a multipart upload of a body of known and of unknown size,
+// concurrent parts of a body held in memory or read at any offset),
 // at sizes around the part size and SinglePutMax, reports the length,
 // SHA-256 and CRCs of what it stored, on success and with a failed
 // precondition.
@@ -45,19 +50,21 @@ func TestPutHashed(t *testing.T) {
 		opts.PartSize, opts.SinglePutMax = part, single
 		b := newBucket(t, ep, "", opts)
 		small, atPart, pastPart := randomBytes(1000), randomBytes(part), randomBytes(part+1)
-		atSingle, pastSingle := randomBytes(single), randomBytes(single+1)
+		atSingle, pastSingle, belowTwo := randomBytes(single), randomBytes(single+1), randomBytes(2*part-1)
 		s3test.PutHashed(t, b, []s3test.HashedCase{
 			{Name: "buffered", Data: small, Body: piped, Size: s3test.Known},
 			{Name: "buffered-at-part-size", Data: atPart, Body: piped, Size: s3test.Known},
 			{Name: "buffered-seekable-at-part-size", Data: atPart, Body: seekable, Size: s3test.Known},
 			{Name: "in-memory", Data: small, Body: inMemory, Size: s3test.Known},
 			{Name: "in-memory-past-part-size", Data: pastPart, Body: inMemory, Size: s3test.Known},
-			{Name: "in-memory-at-SinglePutMax", Data: atSingle, Body: inMemory, Size: s3test.Known},
+			{Name: "in-memory-below-two-parts", Data: belowTwo, Body: inMemory, Size: s3test.Known},
 			{Name: "streamed-past-part-size", Data: pastPart, Body: seekable, Size: s3test.Known},
 			{Name: "streamed-at-SinglePutMax", Data: atSingle, Body: seekable, Size: s3test.Known},
 			{Name: "multipart", Data: pastPart, Body: piped, Size: s3test.Known},
-			{Name: "multipart-in-memory-past-SinglePutMax", Data: pastSingle, Body: inMemory, Size: s3test.Known},
+			{Name: "concurrent-in-memory-past-SinglePutMax", Data: pastSingle, Body: inMemory, Size: s3test.Known},
 			{Name: "multipart-seekable-past-SinglePutMax", Data: pastSingle, Body: seekable, Size: s3test.Known},
+			{Name: "concurrent-in-memory", Data: atSingle, Body: inMemory, Size: s3test.Known},
+			{Name: "concurrent-file-like", Data: atSingle, Body: readerAt, Size: s3test.Known},
 			{Name: "buffered-unknown-size", Data: atPart, Body: piped, Size: s3test.Unknown},
 			{Name: "multipart-unknown-size", Data: pastSingle, Body: piped, Size: s3test.Unknown},
 		})
@@ -147,7 +154,7 @@ func TestSignedWithBodyHash(t *testing.T) {
 			body func([]byte) io.Reader
 		}{
 			{"buffered", randomBytes(1000), piped},
-			{"in-memory", randomBytes(2 * MinPartSize), inMemory},
+			{"in-memory", randomBytes(2*MinPartSize - 1), inMemory},
 			{"streamed", randomBytes(MinPartSize + 1), seekable},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // Multipart limits.
 const (
 	// DefaultPartSize is the part size of multipart uploads when
-	// Options.PartSize is zero. Put holds at most two parts in memory.
+	// Options.PartSize is zero.
 	DefaultPartSize = 16 << 20
 	// MinPartSize is the smallest part S3 and MinIO accept (all parts
 	// but the last).
@@ -33,6 +33,9 @@ const (
 	// MaxSinglePut is the largest object S3 accepts in one PutObject,
 	// as s3store.MaxSinglePut.
 	MaxSinglePut = 5 << 30
+	// DefaultPartConcurrency is Options.PartConcurrency when it is zero:
+	// the number of parts minio-go's Client.PutObject sends at once.
+	DefaultPartConcurrency = 4
 )
 
 // Options configures Open. The zero value (or nil) gives the defaults.
@@ -50,15 +53,24 @@ type Options struct {
 	// MinPartSize. Default DefaultPartSize. Bodies of known size up to
 	// PartSize, and of unknown size that end within one part, are written
 	// with one PutObject. A Put holds at most two parts, or one body of
-	// up to PartSize, in memory.
+	// up to PartSize, in memory; for a body sent in concurrent parts
+	// that is not held in memory (a file), PartConcurrency+1 parts.
 	PartSize int64
 	// SinglePutMax is the largest known size of a body that can be
 	// rewound (an io.ReadSeeker, such as a file or a bytes.Reader) that
 	// is written with one PutObject. Such a body is not buffered: Put
-	// reads it once to hash it, rewinds it, and streams it. Default
-	// DefaultSinglePutMax; at most MaxSinglePut; below PartSize it has
-	// no effect.
+	// reads it once to hash it, rewinds it, and streams it. A body that
+	// can also be read at any offset (an io.ReaderAt: a file, a
+	// bytes.Reader) of two parts or more goes in concurrent parts
+	// instead, unless PartConcurrency is 1. Default DefaultSinglePutMax;
+	// at most MaxSinglePut; below PartSize it has no effect.
 	SinglePutMax int64
+	// PartConcurrency is how many parts of a body that can be read at
+	// any offset (an io.ReaderAt) are sent at once (see the package
+	// documentation). Default DefaultPartConcurrency; 1 sends such
+	// bodies as any other body: one PutObject up to SinglePutMax, else
+	// parts one after another.
+	PartConcurrency int
 	// SSE selects server-side encryption of written objects: "" (the
 	// bucket's default), "AES256" (SSE-S3) or "aws:kms" (SSE-KMS).
 	SSE string
@@ -79,6 +91,7 @@ type Backend struct {
 	endpoint  string // where requests go, without credentials
 	partSize  int64
 	singleMax int64 // Options.SinglePutMax
+	partConc  int   // Options.PartConcurrency
 	sse       encrypt.ServerSide
 	sseName   string // Options.SSE
 	kmsKeyID  string // Options.KMSKeyID
@@ -151,6 +164,13 @@ func (b *Backend) configure(o Options) error {
 	}
 	if b.singleMax < 0 || b.singleMax > MaxSinglePut {
 		return &rules.InvalidError{What: "option", Value: fmt.Sprint("SinglePutMax=", o.SinglePutMax), Reason: fmt.Sprintf("want 1 to %d bytes (S3's limit for one PutObject)", int64(MaxSinglePut))}
+	}
+	b.partConc = o.PartConcurrency
+	if b.partConc == 0 {
+		b.partConc = DefaultPartConcurrency
+	}
+	if b.partConc < 0 {
+		return &rules.InvalidError{What: "option", Value: fmt.Sprint("PartConcurrency=", o.PartConcurrency), Reason: "want 1 or more parts at once (0 for the default)"}
 	}
 	return nil
 }

@@ -16,10 +16,15 @@ import (
 	"github.com/fencedstore/fence/objstore/internal/s3part"
 )
 
-// Put writes the object if opts' precondition holds. These bodies are
-// sent with one PutObject carrying If-Match or If-None-Match: *, signed
-// with the body's SHA-256, computed before the request, so that minio-go
-// does not hash the body again as it sends it:
+// Put writes the object if opts' precondition holds. A body of known
+// size that can be read at any offset (an io.ReaderAt, such as a
+// *bytes.Reader or an *os.File, that is held in memory or can tell its
+// offset with Seek) of two parts or more, or above SinglePutMax, goes in
+// a multipart upload whose parts are sent PartConcurrency at a time (see
+// putAt). These other bodies are sent with one PutObject carrying
+// If-Match or If-None-Match: *, signed with the body's SHA-256, computed
+// before the request, so that minio-go does not hash the body again as
+// it sends it:
 //
 //   - a body held in memory that tells its length (see s3part.InMemory)
 //     of known size up to SinglePutMax or the part size, whichever is
@@ -34,8 +39,9 @@ import (
 // carries the precondition, so the object appears whole and only if the
 // precondition holds at that moment (see the package documentation for
 // why this does not use minio.Client's PutObject). Put holds at most two
-// parts, or one body of up to the part size, in memory. If size is not
-// -1 and body's length differs, nothing is stored.
+// parts, or one body of up to the part size, in memory; PartConcurrency+1
+// parts of a body sent in concurrent parts that it does not hold in
+// memory. If size is not -1 and body's length differs, nothing is stored.
 func (b *Backend) Put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions) (driver.ObjectInfo, error) {
 	info, _, err := b.put(ctx, key, body, size, opts, false)
 	return info, err
@@ -52,6 +58,11 @@ func (b *Backend) PutHashed(ctx context.Context, key string, body io.Reader, siz
 func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
 	if err := ctx.Err(); err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
+	}
+	if b.partConc > 1 && size > b.concurrentMin() {
+		if info, dg, ok, err := b.putAt(ctx, key, body, size, opts, hashWhole); ok {
+			return info, dg, err
+		}
 	}
 	// The part size is also the multipart threshold.
 	if mem, ok := s3part.InMemory(body, size); ok && size <= max(b.singleMax, b.partSize) {

@@ -114,7 +114,8 @@ func TestStreamedLengthDiffers(t *testing.T) {
 
 // TestTrailingHeadersClient: a client made with TrailingHeaders, which
 // refuses a payload hash given to it, still stores bodies held in memory
-// with one PutObject and reports their digests. A seekable body goes in
+// with one PutObject and reports their digests, and those of two parts
+// or more in concurrent parts. A seekable body goes in
 // parts: the first one Put streams, once refused, is sent from its start
 // again, and one that changed by then reports the digest of what was
 // stored; later ones are read only once.
@@ -126,6 +127,7 @@ func TestTrailingHeadersClient(t *testing.T) {
 		first, second := randomBytes(MinPartSize+1), randomBytes(MinPartSize+1)
 		changed := &changing{Reader: bytes.NewReader(first), second: second}
 		once := &counting{ReadSeeker: bytes.NewReader(first)}
+		twoParts := randomBytes(2 * MinPartSize)
 		for _, tc := range []struct {
 			name      string
 			data      []byte // stored
@@ -136,6 +138,7 @@ func TestTrailingHeadersClient(t *testing.T) {
 			{"in-memory", first[:1000], bytes.NewReader(first[:1000]), false},
 			{"in-memory-past-part-size", first, bytes.NewReader(first), false},
 			{"seekable", first, once, true},
+			{"in-memory-concurrent", twoParts, bytes.NewReader(twoParts), true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				rec.take()

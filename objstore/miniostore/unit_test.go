@@ -44,6 +44,7 @@ func TestOptions(t *testing.T) {
 		{PartSize: 1 << 20},
 		{SinglePutMax: -1},
 		{SinglePutMax: MaxSinglePut + 1},
+		{PartConcurrency: -1},
 	} {
 		if _, err := Open("127.0.0.1:9", "b", "", &o); !errors.Is(err, rules.ErrInvalid) {
 			t.Errorf("Open(%+v): %v, want ErrInvalid", o, err)
@@ -55,7 +56,7 @@ func TestOptions(t *testing.T) {
 	if _, err := New(testClient(t), "", ""); !errors.Is(err, rules.ErrInvalid) {
 		t.Errorf("New with no bucket: %v, want ErrInvalid", err)
 	}
-	for _, o := range []Options{{SSE: "aws:kms"}, {SSE: "aws:kms", KMSKeyID: "k"}, {SSE: "AES256"}, {PartSize: MinPartSize}, {SinglePutMax: 1}, {SinglePutMax: MaxSinglePut}} {
+	for _, o := range []Options{{SSE: "aws:kms"}, {SSE: "aws:kms", KMSKeyID: "k"}, {SSE: "AES256"}, {PartSize: MinPartSize}, {SinglePutMax: 1}, {SinglePutMax: MaxSinglePut}, {PartConcurrency: 1}, {PartConcurrency: 64}} {
 		if _, err := Open("127.0.0.1:9", "b", "", &o); err != nil {
 			t.Errorf("Open(%+v): %v", o, err)
 		}
