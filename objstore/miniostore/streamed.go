@@ -2,10 +2,8 @@ package miniostore
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/fencedstore/fence/objstore/driver"
@@ -19,39 +17,9 @@ import (
 // longer matches). With hashWhole the first pass also computes the
 // body's CRCs.
 func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
-	start, err := body.Seek(0, io.SeekCurrent)
+	start, dg, err := s3part.HashSeekable(body, size, hashWhole)
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
-	}
-	var h io.Writer
-	var sha hash.Hash
-	var d *driver.Digester
-	if hashWhole {
-		d = driver.NewDigester()
-		h = d
-	} else {
-		sha = sha256.New()
-		h = sha
-	}
-	n, err := io.Copy(h, io.LimitReader(body, size+1))
-	if err == nil && n != size {
-		if n > size {
-			err = fmt.Errorf("body is longer than the declared size %d", size)
-		} else {
-			err = fmt.Errorf("body has %d bytes, size says %d", n, size)
-		}
-	}
-	if err == nil {
-		_, err = body.Seek(start, io.SeekStart)
-	}
-	if err != nil {
-		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
-	}
-	var dg driver.Digest
-	if d != nil {
-		dg = d.Digest()
-	} else {
-		sha.Sum(dg.SHA256[:0])
 	}
 	sec := &section{r: body, start: start, size: size}
 	info, err := b.putSingle(ctx, key, sec, size, &dg.SHA256, opts)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -120,39 +119,9 @@ func (b *Backend) PutMultipart(ctx context.Context, key string, body io.Reader, 
 // longer matches). With hashWhole the first pass also computes the
 // body's CRCs.
 func (b *Backend) putStreamed(ctx context.Context, key string, body io.ReadSeeker, size int64, opts driver.PutOptions, hashWhole bool) (driver.ObjectInfo, driver.Digest, error) {
-	start, err := body.Seek(0, io.SeekCurrent)
+	_, dg, err := s3part.HashSeekable(body, size, hashWhole)
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
-	}
-	var h io.Writer
-	var sha hash.Hash
-	var d *driver.Digester
-	if hashWhole {
-		d = driver.NewDigester()
-		h = d
-	} else {
-		sha = sha256.New()
-		h = sha
-	}
-	n, err := io.Copy(h, io.LimitReader(body, size+1))
-	if err == nil && n != size {
-		if n > size {
-			err = fmt.Errorf("body is longer than the declared size %d", size)
-		} else {
-			err = fmt.Errorf("body has %d bytes, size says %d", n, size)
-		}
-	}
-	if err == nil {
-		_, err = body.Seek(start, io.SeekStart)
-	}
-	if err != nil {
-		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, fmt.Errorf("reading body: %w", err))
-	}
-	var dg driver.Digest
-	if d != nil {
-		dg = d.Digest()
-	} else {
-		sha.Sum(dg.SHA256[:0])
 	}
 	info, err := b.putSingle(ctx, key, body, size, dg.SHA256, opts)
 	return info, s3part.ReadWhole(size, dg, err), err

@@ -2,6 +2,8 @@ package s3part
 
 import (
 	"crypto/sha256"
+	"fmt"
+	"hash"
 	"io"
 
 	"github.com/fencedstore/fence/objstore/driver"
@@ -55,4 +57,47 @@ func DigestOf(m Memory) (driver.Digest, error) {
 		return driver.Digest{}, err
 	}
 	return d.Digest(), nil
+}
+
+// HashSeekable is the first pass of a put that sends a rewindable body
+// with one request signed with its SHA-256: it reads size bytes of body
+// from where it is, checks that the body ends there, hashes them (with
+// whole, their CRCs too: Digester's digest) and seeks back. It returns
+// the offset the body started at, and the digest (SHA256 set, and the
+// CRCs with whole; not yet Known).
+func HashSeekable(body io.ReadSeeker, size int64, whole bool) (start int64, dg driver.Digest, err error) {
+	if start, err = body.Seek(0, io.SeekCurrent); err != nil {
+		return 0, driver.Digest{}, err
+	}
+	var h io.Writer
+	var sha hash.Hash
+	var d *driver.Digester
+	if whole {
+		d = driver.NewDigester()
+		h = d
+	} else {
+		sha = sha256.New()
+		h = sha
+	}
+	n, err := io.Copy(h, io.LimitReader(body, size+1))
+	if err == nil && n != size {
+		if n > size {
+			err = fmt.Errorf("body is longer than the declared size %d", size)
+		} else {
+			err = fmt.Errorf("body has %d bytes, size says %d", n, size)
+		}
+	}
+	if err == nil {
+		_, err = body.Seek(start, io.SeekStart)
+	}
+	if err != nil {
+		return 0, driver.Digest{}, err
+	}
+	if d != nil {
+		dg = d.Digest()
+		dg.Known = false
+	} else {
+		sha.Sum(dg.SHA256[:0])
+	}
+	return start, dg, nil
 }
