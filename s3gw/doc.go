@@ -33,10 +33,13 @@
 // multipart upload), through package wire, which decodes every payload
 // mode and checks every signature and checksum: a body that fails a
 // check is refused (BadDigest, SignatureDoesNotMatch, ...) and nothing of
-// it is staged. With CommitAtEnd (the default) the job's writes and
-// deletes wait in the gateway as receipts and tombstones; Changes turns
-// them into one commit. With CommitEach every completed write is its own
-// commit at once.
+// it is staged. A value no larger than the store's InlineMax, which the
+// commit keeps in the manifest itself, is held in memory instead (within
+// Options.HoldBytes) and sent to the store only by that commit: a small
+// put is one loopback request. With CommitAtEnd (the default) the job's
+// writes and deletes wait in the gateway as receipts, held values and
+// tombstones; Changes turns them into one commit. With CommitEach every
+// completed write is its own commit at once.
 //
 // # Reads
 //
@@ -53,7 +56,8 @@
 // MD5, content type or user metadata. The gateway returns them as the
 // client set them for what it wrote itself in this run (ETags are the MD5
 // of a put and the MD5 of the part MD5s of a multipart upload, as S3
-// makes them). For a value committed before, the ETag is made from its
+// makes them; a part's MD5 is the store's ETag of it once the store's
+// ETags have been seen to be MD5s, see partetag.go). For a value committed before, the ETag is made from its
 // SHA-256 in the form of a multipart ETag ("...-1"), which clients do not
 // compare with an MD5, and the content type is binary/octet-stream.
 //
