@@ -192,9 +192,9 @@ func (g *Gateway) publish(ctx context.Context, key string, obj *object) *wire.Er
 	if g.o.Commit == CommitEach {
 		_, err := g.o.Store.Commit(ctx, g.o.Domain, g.o.Token, []objstore.Change{obj.change(key)}, &objstore.CommitOptions{Holder: g.o.Holder})
 		switch {
-		case err == nil || obj.held:
-			g.release(ctx, obj) // a held value is in the commit, or nowhere
-		case !errors.Is(err, objstore.ErrOutcomeUnknown):
+		case obj.held:
+			g.release(ctx, obj) // its bytes are in the commit, or nowhere
+		case err != nil && !errors.Is(err, objstore.ErrOutcomeUnknown):
 			g.discard(ctx, obj.receipt)
 		}
 		if err != nil {
