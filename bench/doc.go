@@ -98,7 +98,13 @@
 // that made it). They include the work of the process's other goroutines
 // meanwhile: the HTTP transport's, a session's renewals, the garbage
 // collector's. The process rows report the child's own CPU time
-// (os.ProcessState) and no allocations.
+// (os.ProcessState) and no allocations. The gateway's multipart row
+// also reports, on Linux, the CPU per operation of the other processes
+// on each path (Stats.GatewayCPU, Stats.StoreCPU): the gateway child's,
+// and the store server's when it listens on this machine's loopback
+// (found through /proc/net/tcp), read from /proc/PID/stat around each
+// call, so that the report can add up what one upload costs the machine
+// each way.
 //
 // # Baselines
 //

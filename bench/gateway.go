@@ -133,14 +133,21 @@ func (r *runner) gatewayCase(ctx context.Context) []Row {
 	rounds := cfg.iterations(size)
 	var mpRes []sideResult
 	mpErr := markErr
+	// The multipart row also reads the CPU of the processes on each
+	// path: the gateway's, and the store's when it is local.
+	storePID := loopbackListener(direct.endpoint)
+	gwCPU := &pathCPU{gatewayPID: child.cmd.Process.Pid, storePID: storePID}
+	stCPU := &pathCPU{storePID: storePID}
 	if mpErr == nil {
 		fmt.Fprintf(r.out, "bench: gateway multipart: %d uploads of %s each way, and one warm-up\n", rounds, sizeName(size))
 		mpRes, mpErr = r.interleaveSides(ctx, rounds,
 			side{op: func(ctx context.Context, i int) error {
-				return gw.multipart(ctx, key("mp", i), size, part, conc, &data)
+				return gwCPU.measure(i, func() error { return gw.multipart(ctx, key("mp", i), size, part, conc, &data) })
 			}},
 			side{op: func(ctx context.Context, i int) error {
-				return st.multipart(ctx, r.plainKey("gateway", key("mp", i)), size, part, conc, &data)
+				return stCPU.measure(i, func() error {
+					return st.multipart(ctx, r.plainKey("gateway", key("mp", i)), size, part, conc, &data)
+				})
 			}},
 		)
 	}
@@ -167,8 +174,11 @@ func (r *runner) gatewayCase(ctx context.Context) []Row {
 	if mpErr != nil {
 		rows[2] = errRows(mpErr, mp)[0]
 	} else {
+		fenced, plain := mpRes[0].stats(), mpRes[1].stats()
+		gwCPU.perOp(&fenced)
+		stCPU.perOp(&plain)
 		rows[2] = latencyStatsRow(mp.ID, mp.Name, fmt.Sprintf("%s: the same CreateMultipartUpload, %d UploadParts (%d at a time, started in order) and CompleteMultipartUpload, a new key each time on both sides",
-			base, (size+part-1)/part, conc), mpRes[0].stats(), mpRes[1].stats())
+			base, (size+part-1)/part, conc), fenced, plain)
 	}
 	if finErr != nil {
 		rows[3], rows[4] = errRows(finErr, mem)[0], errRows(finErr, commit)[0]

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,8 +76,13 @@ func TestGatewayCaseAgainstServers(t *testing.T) {
 			if commit.Fenced.N != 1 || commit.Fenced.P50 <= 0 || commit.Name != "gateway commit of 13 keys" {
 				t.Errorf("commit row: want one commit of 13 keys timed, got %+v", commit)
 			}
+			// The multipart row reads the CPU of the gateway's process
+			// and of the local MinIO, on Linux.
+			if runtime.GOOS == "linux" && (mp.Fenced.GatewayCPU <= 0 || mp.Fenced.StoreCPU <= 0 || mp.Plain.StoreCPU <= 0 || mp.Plain.GatewayCPU != 0) {
+				t.Errorf("multipart row: want the gateway's CPU on the fenced side and the store's on both, got fenced %+v, plain %+v", mp.Fenced, mp.Plain)
+			}
 			table := rep.Table()
-			for _, s := range []string{put.Name, staged.Name, mp.Name, mem.Name, commit.Name, "bound " + formatBytes(mem.Bound)} {
+			for _, s := range []string{put.Name, staged.Name, mp.Name, mem.Name, commit.Name, "bound " + formatBytes(mem.Bound), "CPU per operation of each process on the path"} {
 				if !strings.Contains(table, s) {
 					t.Errorf("table lacks %q:\n%s", s, table)
 				}

@@ -218,6 +218,25 @@ func (r Report) Table() string {
 		tw.Flush()
 	}
 
+	var paths []Row
+	for _, row := range costs {
+		if row.Fenced.hasPathCPU() {
+			paths = append(paths, row)
+		}
+	}
+	if len(paths) > 0 {
+		b.WriteString("\nCPU per operation of each process on the path (user + system; the store server's when it listens on this machine; total: on this machine; where both paths keep its cores busy, the latency ratio follows the total ratio)\n")
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\tfenced: client\tgateway\tstore\ttotal\tplain: client\tstore\ttotal\ttotal ratio\t\n", name("case"))
+		for _, row := range paths {
+			f, p := row.Fenced, row.Plain
+			ft, pt := f.CPU+f.GatewayCPU+f.StoreCPU, p.CPU+p.StoreCPU
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name(row.Name), formatCPU(f.CPU), formatCPU(f.GatewayCPU), formatCPU(f.StoreCPU), formatCPU(ft),
+				formatCPU(p.CPU), formatCPU(p.StoreCPU), formatCPU(pt), formatRatio(ratio(float64(ft), float64(pt))))
+		}
+		tw.Flush()
+	}
+
 	if len(mem) > 0 {
 		b.WriteString("\n")
 		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

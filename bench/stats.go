@@ -31,7 +31,17 @@ type Stats struct {
 	// call), for in-process rows.
 	AllocBytes int64 `json:"alloc_bytes_per_op,omitempty"`
 	Allocs     int64 `json:"allocs_per_op,omitempty"`
+	// GatewayCPU and StoreCPU are, for the gateway's multipart row, the
+	// CPU time per operation of the gateway's process (fenced side) and
+	// of the store's server (both sides, when it listens on this
+	// machine's loopback), from /proc/PID/stat around each call.
+	GatewayCPU time.Duration `json:"gateway_cpu_per_op_ns,omitempty"`
+	StoreCPU   time.Duration `json:"store_cpu_per_op_ns,omitempty"`
 }
+
+// hasPathCPU reports whether st carries the CPU of processes other than
+// the client's.
+func (st Stats) hasPathCPU() bool { return st.GatewayCPU > 0 || st.StoreCPU > 0 }
 
 // hasCost reports whether st carries CPU or allocation figures.
 func (st Stats) hasCost() bool { return st.CPU > 0 || st.AllocBytes > 0 || st.Allocs > 0 }
