@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,10 +103,14 @@ func clientArgv(t *testing.T, c client) []string {
 	return argv
 }
 
-// runClients runs every client's scenario against tg, one subtest each,
-// and checks what each stored.
-func runClients(t *testing.T, tg target) {
+// runClients runs every client's scenario against tg (or only the
+// clients named in only), one subtest each, and checks what each
+// stored.
+func runClients(t *testing.T, tg target, only ...string) {
 	for _, c := range clients {
+		if len(only) > 0 && !slices.Contains(only, c.name) {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			argv := clientArgv(t, c)
 			src := sources(t)
