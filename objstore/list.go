@@ -3,7 +3,6 @@ package objstore
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -58,14 +57,23 @@ func (sn *Snapshot) ListPage(ctx context.Context, opts *ListOptions) (Page, erro
 	if o.Limit < 0 {
 		return Page{}, &InvalidError{What: "option", Value: fmt.Sprint("Limit=", o.Limit), Reason: "negative"}
 	}
-	all, err := sn.s.state(sn.m).Live(ctx)
+	keys, all, err := sn.sortedLive(ctx)
 	if err != nil {
 		return Page{}, err
 	}
+	// The keys with the prefix are contiguous in sorted order: start at
+	// the first of them after o.After, and stop at the first without it.
+	start, found := slices.BinarySearch(keys, o.After)
+	if found {
+		start++
+	}
+	if i, _ := slices.BinarySearch(keys, o.Prefix); i > start {
+		start = i
+	}
 	var p Page
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		if !strings.HasPrefix(k, o.Prefix) || k <= o.After {
-			continue
+	for _, k := range keys[start:] {
+		if !strings.HasPrefix(k, o.Prefix) {
+			break
 		}
 		if o.Limit > 0 && len(p.Versions) == o.Limit {
 			// A key beyond the page: there is a next page.
@@ -74,6 +82,7 @@ func (sn *Snapshot) ListPage(ctx context.Context, opts *ListOptions) (Page, erro
 		}
 		p.Versions = append(p.Versions, versionOf(k, all[k]))
 	}
+	sn.rememberList(keys, all, p.Next != "")
 	return p, nil
 }
 

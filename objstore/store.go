@@ -31,6 +31,7 @@ type Store struct {
 	seen     seenManifests
 	groups   groups
 	partBuf  partBudget // stage_parts_budget.go
+	lists    listMemo   // list_memo.go
 }
 
 // Options tunes a Store. The zero value (or nil) gives the defaults.

@@ -20,54 +20,155 @@ type listed struct {
 	modified time.Time
 }
 
-// listing returns the domain's keys as the job sees them (the committed
-// ones, less those it deleted, with those it staged), as S3 keys that
-// start with prefix, sorted. Keys of other domains are not in it: the
-// gateway's bucket holds the job's domain only.
-func (g *Gateway) listing(q *request, prefix string) ([]listed, *wire.Error) {
+// listChunk is how many committed keys a listing reads from its
+// snapshot at a time.
+var listChunk = 1000
+
+// keySource yields the domain's keys as the job sees them, as S3 keys
+// that start with a prefix and come after a position, in order: the
+// committed ones, read from the domain's snapshot listChunk at a time
+// (each read starts with a binary search in objstore's sorted keys),
+// less those the job deleted or staged again, merged with those it
+// staged. Keys of other domains are not in it: the gateway's bucket holds
+// the job's domain only. A page of a listing therefore costs what it
+// returns and what it skips, not the whole domain's key list.
+type keySource struct {
+	g         *Gateway
+	q         *request
+	sn        *objstore.Snapshot // nil: nothing to read (or nothing committed)
+	keyPrefix string             // the domain keys' prefix the request's prefix selects
+	after     string             // the committed chunks read so far end here (a domain key)
+	buf       []listed           // committed keys read and not yet taken
+	done      bool               // no committed key is left to read
+	staged    []listed           // the job's staged keys, sorted
+	masked    map[string]bool    // committed keys the job deleted or staged again
+	err       *wire.Error
+}
+
+// keys returns the source of the keys with S3 prefix prefix after the S3
+// key after.
+func (g *Gateway) keys(q *request, prefix, after string) *keySource {
+	src := &keySource{g: g, q: q, done: true}
 	// The domain's keys that can start with prefix: all of them when
 	// prefix is shorter than the domain's S3 prefix and leads to it,
 	// those under the rest when it is longer, none otherwise.
-	var keyPrefix string
 	switch {
 	case strings.HasPrefix(prefix, g.o.KeyPrefix):
-		keyPrefix = prefix[len(g.o.KeyPrefix):]
+		src.keyPrefix = prefix[len(g.o.KeyPrefix):]
 	case strings.HasPrefix(g.o.KeyPrefix, prefix):
 	default:
-		return nil, nil
+		return src
 	}
-	ctx := q.r.Context()
-	var committed []objstore.Version
-	sn, err := g.o.Store.Snapshot(ctx, g.o.Domain)
+	// after, as a domain key: every S3 key of the domain starts with
+	// KeyPrefix, so an S3 key before KeyPrefix is before all of them, and
+	// one after it and not under it is after all of them.
+	switch {
+	case strings.HasPrefix(after, g.o.KeyPrefix):
+		src.after = after[len(g.o.KeyPrefix):]
+	case after < g.o.KeyPrefix:
+	default:
+		return src
+	}
+	sn, err := g.o.Store.Snapshot(q.r.Context(), g.o.Domain)
 	switch {
 	case errors.Is(err, objstore.ErrNotFound):
 	case err != nil:
-		return nil, g.storeError("list", err)
+		src.err = g.storeError("list", err)
+		return src
 	default:
-		if committed, err = sn.List(ctx, &objstore.ListOptions{Prefix: keyPrefix}); err != nil {
-			return nil, g.storeError("list", err)
-		}
+		src.sn, src.done = sn, false
 	}
 	g.mu.Lock()
-	out := make([]listed, 0, len(committed)+len(g.staged))
-	for _, ver := range committed {
-		if _, gone := g.deleted[ver.Key]; gone {
-			continue
+	src.masked = make(map[string]bool)
+	for k := range g.deleted {
+		if strings.HasPrefix(k, src.keyPrefix) {
+			src.masked[k] = true
 		}
-		if _, st := g.staged[ver.Key]; st {
-			continue
-		}
-		v := committedView(ver, g.known[ver.Key], g.o.Token)
-		out = append(out, listed{s3key: g.o.KeyPrefix + ver.Key, size: v.size, etag: v.etag, modified: v.modified})
 	}
 	for k, o := range g.staged {
-		if strings.HasPrefix(k, keyPrefix) {
-			out = append(out, listed{s3key: g.o.KeyPrefix + k, size: o.n, etag: o.etag, modified: o.modified})
+		if strings.HasPrefix(k, src.keyPrefix) {
+			src.masked[k] = true
+			if k > src.after {
+				src.staged = append(src.staged, listed{s3key: g.o.KeyPrefix + k, size: o.n, etag: o.etag, modified: o.modified})
+			}
 		}
 	}
 	g.mu.Unlock()
-	slices.SortFunc(out, func(a, b listed) int { return strings.Compare(a.s3key, b.s3key) })
-	return out, nil
+	slices.SortFunc(src.staged, func(a, b listed) int { return strings.Compare(a.s3key, b.s3key) })
+	return src
+}
+
+// fill reads committed keys until one is buffered or none is left.
+func (s *keySource) fill() {
+	for len(s.buf) == 0 && !s.done && s.err == nil {
+		p, err := s.sn.ListPage(s.q.r.Context(), &objstore.ListOptions{Prefix: s.keyPrefix, After: s.after, Limit: listChunk})
+		if err != nil {
+			s.err = s.g.storeError("list", err)
+			return
+		}
+		s.done = p.Next == ""
+		if n := len(p.Versions); n > 0 {
+			s.after = p.Versions[n-1].Key
+		}
+		s.g.mu.Lock()
+		for _, ver := range p.Versions {
+			if s.masked[ver.Key] {
+				continue
+			}
+			v := committedView(ver, s.g.known[ver.Key], s.g.o.Token)
+			s.buf = append(s.buf, listed{s3key: s.g.o.KeyPrefix + ver.Key, size: v.size, etag: v.etag, modified: v.modified})
+		}
+		s.g.mu.Unlock()
+	}
+}
+
+// peek returns the next key without taking it; false when none is left
+// or s failed (s.err).
+func (s *keySource) peek() (listed, bool) {
+	s.fill()
+	switch {
+	case s.err != nil:
+		return listed{}, false
+	case len(s.buf) == 0 && len(s.staged) == 0:
+		return listed{}, false
+	case len(s.staged) == 0 || len(s.buf) > 0 && s.buf[0].s3key < s.staged[0].s3key:
+		return s.buf[0], true
+	}
+	return s.staged[0], true
+}
+
+// pop takes the key peek returned.
+func (s *keySource) pop() {
+	if len(s.staged) > 0 && (len(s.buf) == 0 || s.staged[0].s3key < s.buf[0].s3key) {
+		s.staged = s.staged[1:]
+		return
+	}
+	s.buf = s.buf[1:]
+}
+
+// skip takes every key that starts with the S3 prefix p: those of a
+// common prefix a page has shown. Committed keys under it are not read:
+// the next read starts after them.
+func (s *keySource) skip(p string) {
+	for len(s.staged) > 0 && strings.HasPrefix(s.staged[0].s3key, p) {
+		s.staged = s.staged[1:]
+	}
+	for len(s.buf) > 0 && strings.HasPrefix(s.buf[0].s3key, p) {
+		s.buf = s.buf[1:]
+	}
+	if len(s.buf) > 0 || s.done {
+		return
+	}
+	switch {
+	case strings.HasPrefix(s.g.o.KeyPrefix, p):
+		s.done = true // every key of the domain is under p
+	case strings.HasPrefix(p, s.g.o.KeyPrefix):
+		// Keys are UTF-8, which never has the byte 0xff: every key under
+		// p sorts before p + "\xff".
+		if after := p[len(s.g.o.KeyPrefix):] + "\xff"; after > s.after {
+			s.after = after
+		}
+	}
 }
 
 // page is one page of a listing: keys and common prefixes, in key order,
@@ -80,17 +181,20 @@ type page struct {
 	nextMarker string
 }
 
-func paginate(all []listed, prefix, delim, after string, max int) page {
+// paginate takes one page from src, whose keys start with prefix and
+// come after after.
+func paginate(src *keySource, prefix, delim, after string, max int) (page, *wire.Error) {
 	var p page
+	if after != "" && delim != "" && strings.HasSuffix(after, delim) {
+		src.skip(after) // inside the common prefix the last page ended with
+	}
 	n := 0
-	for i := 0; i < len(all); i++ {
-		k := all[i].s3key
-		if k <= after || !strings.HasPrefix(k, prefix) {
-			continue
+	for {
+		it, ok := src.peek()
+		if !ok {
+			break
 		}
-		if after != "" && delim != "" && strings.HasSuffix(after, delim) && strings.HasPrefix(k, after) {
-			continue // inside the common prefix the last page ended with
-		}
+		k := it.s3key
 		item, isPrefix := k, false
 		if delim != "" {
 			if j := strings.Index(k[len(prefix):], delim); j >= 0 {
@@ -105,17 +209,19 @@ func paginate(all []listed, prefix, delim, after string, max int) page {
 		p.last = item
 		if isPrefix {
 			p.prefixes = append(p.prefixes, item)
-			for i+1 < len(all) && strings.HasPrefix(all[i+1].s3key, item) {
-				i++
-			}
+			src.skip(item)
 			continue
 		}
-		p.contents = append(p.contents, all[i])
+		p.contents = append(p.contents, it)
+		src.pop()
+	}
+	if src.err != nil {
+		return page{}, src.err
 	}
 	if p.truncated {
 		p.nextMarker = p.last
 	}
-	return p
+	return p, nil
 }
 
 // listObjects answers ListObjects (v1) and ListObjectsV2.
@@ -148,12 +254,11 @@ func (g *Gateway) listObjects(q *request, version int) {
 			after = string(raw)
 		}
 	}
-	all, e := g.listing(q, prefix)
+	p, e := paginate(g.keys(q, prefix, after), prefix, delim, after, max)
 	if e != nil {
 		q.fail(e)
 		return
 	}
-	p := paginate(all, prefix, delim, after, max)
 	enc := func(s string) string {
 		if encode == "url" {
 			return urlEncode(s)
