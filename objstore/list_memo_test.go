@@ -17,6 +17,24 @@ func keysOf(vs []Version) []string {
 	return out
 }
 
+// pageKeys pages through a listing from opts with page, and returns
+// its keys.
+func pageKeys(t *testing.T, page func(*ListOptions) (Page, error), opts *ListOptions) []string {
+	t.Helper()
+	var keys []string
+	for {
+		p, err := page(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, keysOf(p.Versions)...)
+		if p.Next == "" {
+			return keys
+		}
+		opts.After = p.Next
+	}
+}
+
 // TestListMemo: a paged listing remembers its manifest's sorted keys for
 // its next page and lets them go with its last page; a commit between
 // two pages of Store.ListPage is seen by the next page (a new manifest,
@@ -57,19 +75,7 @@ func TestListMemo(t *testing.T) {
 	want := slices.DeleteFunc(slices.Clone(all), func(k string) bool { return k == all[15] })
 	want = append(want, "b/new")
 	slices.Sort(want)
-	var rest []string
-	opts := &ListOptions{After: p1.Next, Limit: 15}
-	for {
-		p, err := s.ListPage(ctx, "d", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rest = append(rest, keysOf(p.Versions)...)
-		if p.Next == "" {
-			break
-		}
-		opts.After = p.Next
-	}
+	rest := pageKeys(t, func(o *ListOptions) (Page, error) { return s.ListPage(ctx, "d", o) }, &ListOptions{After: p1.Next, Limit: 15})
 	if w := want[slices.Index(want, p1.Next)+1:]; !slices.Equal(rest, w) {
 		t.Fatalf("pages after the commit: %v, want %v", rest, w)
 	}
@@ -78,19 +84,7 @@ func TestListMemo(t *testing.T) {
 	}
 
 	// The Snapshot taken before the commit pages as it was.
-	var old []string
-	opts = &ListOptions{Limit: 7}
-	for {
-		p, err := sn.ListPage(ctx, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		old = append(old, keysOf(p.Versions)...)
-		if p.Next == "" {
-			break
-		}
-		opts.After = p.Next
-	}
+	old := pageKeys(t, func(o *ListOptions) (Page, error) { return sn.ListPage(ctx, o) }, &ListOptions{Limit: 7})
 	if !slices.Equal(old, all) {
 		t.Fatalf("the earlier Snapshot's pages: %v, want %v", old, all)
 	}
