@@ -373,7 +373,14 @@ func (u *PartUpload) hashKept() {
 			hashingKept(n)
 		}
 		h := st.resume()
-		h.Write(buf)
+		// In pieces: each piece's CRCs then read it from the cache its
+		// SHA-256 brought it into, not from memory (a 16 MiB part does
+		// not fit).
+		for b := buf; len(b) > 0; {
+			n := min(len(b), keptHashPiece)
+			h.Write(b[:n])
+			b = b[n:]
+		}
 		next := h.state()
 		u.mu.Lock()
 		p.hashing = false
@@ -389,6 +396,9 @@ func (u *PartUpload) hashKept() {
 		}
 	}
 }
+
+// keptHashPiece is how much of a kept part hashKept hashes at a time.
+const keptHashPiece = 256 << 10
 
 // hashingKept, when a test sets it, is called as hashKept starts to hash
 // part n, with u.mu released.
