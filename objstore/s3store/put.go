@@ -71,25 +71,11 @@ func (b *Backend) put(ctx context.Context, key string, body io.Reader, size int6
 	if err != nil {
 		return driver.ObjectInfo{}, driver.Digest{}, b.fail("put", key, err)
 	}
-	if p.Single() {
-		data := p.Data()
-		var dg driver.Digest
-		if hashWhole {
-			dg = p.Digest()
-		} else {
-			dg.SHA256 = p.Sum()
-		}
-		info, err := b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), dg.SHA256, opts)
-		return info, s3part.ReadWhole(int64(len(data)), dg, err), err
-	}
-	if hashWhole {
-		p.HashWhole()
-	}
-	info, total, err := b.putMultipart(ctx, key, p, opts)
-	if !hashWhole {
-		return info, driver.Digest{}, err
-	}
-	return info, s3part.ReadWhole(total, p.Digest(), err), err
+	return p.Send(hashWhole,
+		func(data []byte, sum [sha256.Size]byte) (driver.ObjectInfo, error) {
+			return b.putSingle(ctx, key, bytes.NewReader(data), int64(len(data)), sum, opts)
+		},
+		func() (driver.ObjectInfo, int64, error) { return b.putMultipart(ctx, key, p, opts) })
 }
 
 // PutMultipart is Put with a multipart upload whatever the body's size:

@@ -167,6 +167,34 @@ func (b *Body) Digest() driver.Digest {
 	return b.whole.Digest()
 }
 
+// Send sends the body read by Read as the S3 backends do: a single body
+// with one request through single, given its bytes and their SHA-256
+// (which signs the request); a larger one through multipart, which
+// uploads its parts (Upload) and returns how many bytes it sent. With
+// hashWhole it returns the whole body's digest, as a HashingPutter does
+// (ReadWhole); otherwise the zero Digest.
+func (b *Body) Send(hashWhole bool, single func(data []byte, sum [sha256.Size]byte) (driver.ObjectInfo, error),
+	multipart func() (driver.ObjectInfo, int64, error)) (driver.ObjectInfo, driver.Digest, error) {
+	if b.single {
+		var dg driver.Digest
+		if hashWhole {
+			dg = b.Digest()
+		} else {
+			dg.SHA256 = b.Sum()
+		}
+		info, err := single(b.buf, dg.SHA256)
+		return info, ReadWhole(int64(len(b.buf)), dg, err), err
+	}
+	if hashWhole {
+		b.HashWhole()
+	}
+	info, total, err := multipart()
+	if !hashWhole {
+		return info, driver.Digest{}, err
+	}
+	return info, ReadWhole(total, b.Digest(), err), err
+}
+
 // ReadWhole is dg, the digest of a put of size bytes, marked known when
 // err says the put read the whole body (it succeeded, or its
 // precondition failed); else the zero Digest. A HashingPutter returns it.
